@@ -1,0 +1,5 @@
+import sys
+
+from accelgui.cli import main
+
+sys.exit(main())

@@ -1,0 +1,265 @@
+"""Command line: ``accelgui`` opens the app; ``accelgui --probe`` prints a report.
+
+The headless paths (--probe, --routes, --compare, --record-tree, --done/--undo) never import
+Qt, pyqtgraph or Numba: benchmarks run in a child process, and the PDF exporter imports Qt
+only when that format is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from accelgui import __version__
+
+FORMATS = ("json", "text", "markdown", "html", "pdf", "prometheus", "nfd")
+COMPARE_FORMATS = ("text", "markdown", "html", "json")
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad arguments the user can fix; exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="accelgui",
+        description="What this machine can do for accelerated computing. "
+                    "Without options, opens the desktop app.",
+        epilog="Examples: accelgui --probe --format text | accelgui --probe --bench quick "
+               "--output report.json | accelgui --routes --lang zh | "
+               "accelgui --compare old.json new.json")
+    mode = p.add_argument_group("what to do")
+    mode.add_argument("--probe", action="store_true", help="probe this machine and print a report")
+    mode.add_argument("--routes", action="store_true", help="print the learning routes catalogue")
+    mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
+                      help="show what differs between two saved reports")
+    mode.add_argument("--record-tree", metavar="DIR",
+                      help="copy the files the probes read into DIR (redacted), for bug reports; "
+                           "replay with --sysroot DIR")
+    mode.add_argument("--done", metavar="STEP", action="append", default=[],
+                      help="mark a learning step as done (repeatable)")
+    mode.add_argument("--undo", metavar="STEP", action="append", default=[],
+                      help="mark a learning step as not done (repeatable)")
+    mode.add_argument("--version", action="version", version=f"accelgui {__version__}")
+    opt = p.add_argument_group("options")
+    opt.add_argument("--format", choices=FORMATS, default=None,
+                     help="output format (default: json for --probe, text for --routes/--compare)")
+    opt.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    opt.add_argument("--sysroot", metavar="DIR", default="/",
+                     help="read a recorded machine tree instead of the running system")
+    opt.add_argument("--redact", action="store_true",
+                     help="remove host name, serials, UUIDs, MAC addresses and user names")
+    opt.add_argument("--timeout", type=float, default=5.0, metavar="S",
+                     help="per-probe timeout in seconds (default 5)")
+    opt.add_argument("--bench", choices=("quick", "full"),
+                     help="also measure throughput (runs in a child process)")
+    opt.add_argument("--deep", action="store_true",
+                     help="import frameworks to confirm which back ends really work (slower)")
+    opt.add_argument("--lang", choices=("en", "zh"), default=None, help="language of texts")
+    opt.add_argument("--knowledge", metavar="DIR",
+                     help="extra or replacement route files (also $ACCELGUI_KNOWLEDGE_DIR)")
+    opt.add_argument("--no-advice", action="store_true",
+                     help="leave routes and estimates out of the report")
+    return p
+
+
+def _check_sysroot(path: str) -> str:
+    if path == "/":
+        return path
+    if not os.path.exists(path):
+        raise UsageError(f"--sysroot {path}: no such directory")
+    if not os.path.isdir(path):
+        raise UsageError(f"--sysroot {path}: not a directory")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise UsageError(f"--sysroot {path}: not readable")
+    return os.path.abspath(path)
+
+
+def _emit(data: str | bytes, output: str | None) -> None:
+    if output:
+        from accelgui.atomic import write_atomic
+
+        write_atomic(output, data)
+        return
+    if isinstance(data, bytes):
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(data if data.endswith("\n") else data + "\n")
+        sys.stdout.flush()
+
+
+def _lang(args) -> str:
+    if args.lang:
+        return args.lang
+    env = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
+    return "zh" if env.lower().startswith("zh") else "en"
+
+
+def make_report(args, on_progress=None):
+    """Probe, optionally benchmark, then advise. Shared by the CLI and the app's worker."""
+    from accelgui.probes.context import ProbeContext
+    from accelgui.runner import run_probes
+
+    ctx = ProbeContext(root=_check_sysroot(args.sysroot), deep=bool(getattr(args, "deep", False)))
+    report = run_probes(ctx, timeout_s=args.timeout)
+    if getattr(args, "bench", None):
+        from accelgui.probes.kernels.client import run_benchmarks
+
+        report = report.replace(benchmarks=run_benchmarks(args.bench, on_progress=on_progress))
+    if not getattr(args, "no_advice", False):
+        report = advise(report, args.knowledge)
+    return report
+
+
+def advise(report, knowledge_dir=None):
+    """Fill routes and estimates from the knowledge base and the learner's progress."""
+    from accelgui import advisor
+    from accelgui.knowledge import load_knowledge
+    from accelgui.progress import load_done
+
+    kb = load_knowledge(knowledge_dir)
+    return report.replace(routes=advisor.assess(report, kb, load_done()),
+                          estimates=advisor.estimates(report))
+
+
+def _terminal_progress(stream=sys.stderr):
+    if not stream.isatty():
+        return None
+
+    def show(event: dict) -> None:
+        frac = max(0.0, min(1.0, float(event.get("fraction") or 0.0)))
+        bar = "#" * int(frac * 30)
+        stream.write(f"\r[{bar:<30}] {frac * 100:5.1f}%  {event.get('stage', '')[:30]:<30}")
+        if frac >= 1.0:
+            stream.write("\n")
+        stream.flush()
+    return show
+
+
+def cmd_probe(args) -> int:
+    fmt = args.format or "json"
+    report = make_report(args, on_progress=_terminal_progress() if args.bench else None)
+    if args.redact:
+        from accelgui.redact import redact
+
+        report = redact(report)
+    from accelgui.export import render
+
+    _emit(render(report, fmt, lang=_lang(args)), args.output)
+    return EXIT_OK
+
+
+def cmd_routes(args) -> int:
+    from accelgui.routes_cli import print_routes
+
+    fmt = args.format or "text"
+    if fmt not in ("text", "json"):
+        raise UsageError("--routes prints --format text or json")
+    import io
+
+    buf = io.StringIO()
+    rc = print_routes(_lang(args), fmt, args.knowledge, buf)
+    _emit(buf.getvalue(), args.output)
+    return rc
+
+
+def cmd_compare(args) -> int:
+    from accelgui.compare import compare_files
+
+    fmt = args.format or "text"
+    if fmt not in COMPARE_FORMATS:
+        raise UsageError(f"--compare prints --format {', '.join(COMPARE_FORMATS)}")
+    _emit(compare_files(args.compare[0], args.compare[1], fmt), args.output)
+    return EXIT_OK
+
+
+def cmd_progress(args) -> int:
+    from accelgui.knowledge import load_knowledge
+    from accelgui.progress import mark_done, unmark
+
+    kb = load_knowledge(args.knowledge)
+    for step in args.done + args.undo:
+        if step not in kb.steps:
+            raise UsageError(f"unknown step id: {step} (see accelgui --routes)")
+    for step in args.done:
+        mark_done(step)
+        print(f"done: {step}")
+    for step in args.undo:
+        unmark(step)
+        print(f"not done: {step}")
+    return EXIT_OK
+
+
+def cmd_record_tree(args) -> int:
+    from accelgui.probes.record import record_tree
+
+    count = record_tree(args.record_tree, source_root=_check_sysroot(args.sysroot))
+    print(f"recorded {count} files into {args.record_tree}; replay with "
+          f"accelgui --probe --sysroot {args.record_tree}")
+    return EXIT_OK
+
+
+def has_display() -> bool:
+    if sys.platform != "linux":
+        return True
+    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in ("offscreen", "minimal", "vnc", "eglfs", "linuxfb"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def gui_main(argv: list[str] | None = None) -> int:
+    if not has_display():
+        sys.stderr.write(
+            "accelgui: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the app "
+            "cannot open a window.\nUse the headless probe instead:\n"
+            "  accelgui --probe --format text      # human summary\n"
+            "  accelgui --probe > report.json      # JSON report\n"
+            "  accelgui --help                     # all options\n")
+        return EXIT_FAIL
+    try:
+        from accelgui.gui.app import run_app
+    except ImportError as exc:
+        sys.stderr.write(f"accelgui: the desktop app cannot start: {exc}\n"
+                         "Install the Qt runtime libraries (see README), or use accelgui --probe.\n")
+        return EXIT_FAIL
+    return run_app(argv or [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.compare:
+            return cmd_compare(args)
+        if args.routes:
+            return cmd_routes(args)
+        if args.record_tree:
+            return cmd_record_tree(args)
+        if args.done or args.undo:
+            return cmd_progress(args)
+        if args.probe:
+            return cmd_probe(args)
+        if args.bench or args.format or args.output or args.sysroot != "/":
+            raise UsageError("these options go with --probe (e.g. accelgui --probe --format text)")
+        return gui_main([])
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"accelgui: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("accelgui: interrupted\n")
+        return 130
+    except OSError as exc:  # an output that could not be written, a report that cannot be read
+        sys.stderr.write(f"accelgui: error: {exc}\n")
+        return EXIT_FAIL
+    except ValueError as exc:  # ReportError, KnowledgeError...
+        sys.stderr.write(f"accelgui: error: {exc}\n")
+        return EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""The Report: one immutable description of a machine (see REPORT_CONTRACT.md).
+
+Probes produce plain JSON-ready dicts; :func:`assemble` turns them into these dataclasses.
+``to_dict`` gives the contract's JSON object; ``from_dict`` reads it back (reports saved on
+another machine or by another version), ignoring keys it does not know.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from accelgui import SCHEMA_VERSION, __version__
+
+PROBE_STATUSES = ("ok", "absent", "error", "timeout")
+READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
+ROUTE_STATUSES = ("ready", "partial", "remote", "unavailable")
+
+
+class ReportError(ValueError):
+    """A report file that cannot be read as a report."""
+
+
+def _from(cls, data: Any):
+    """Build dataclass ``cls`` from a dict, ignoring unknown keys and keeping defaults."""
+    if data is None:
+        return cls()
+    if not isinstance(data, dict):
+        raise ReportError(f"{cls.__name__.lower()}: expected an object, got {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True)
+class Platform:
+    os: str | None = None
+    os_release: str | None = None
+    kernel: str | None = None
+    machine: str | None = None
+    hostname: str | None = None
+    virtualization: str | None = None
+    container: str | None = None
+    cloud: dict | None = None
+    dmi: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Cpu:
+    vendor_id: str | None = None
+    vendor: str | None = None
+    model_name: str | None = None
+    arch: str | None = None
+    microarchitecture: str | None = None
+    logical_cpus: int | None = None
+    online_cpus: int | None = None
+    threads_per_core: int | None = None
+    cores_per_socket: int | None = None
+    sockets: int | None = None
+    numa_nodes: int | None = None
+    flags: list = field(default_factory=list)
+    features: list = field(default_factory=list)
+    caches: dict = field(default_factory=dict)
+    max_mhz: float | None = None
+    min_mhz: float | None = None
+    hypervisor_vendor: str | None = None
+
+
+@dataclass(frozen=True)
+class Memory:
+    total_bytes: int | None = None
+    available_bytes: int | None = None
+    numa_nodes: int | None = None
+
+
+@dataclass(frozen=True)
+class Device:
+    kind: str = "accelerator"
+    vendor: str | None = None
+    name: str | None = None
+    bus: str | None = None
+    address: str | None = None
+    pci_id: str | None = None
+    usb_id: str | None = None
+    driver: str | None = None
+    integrated: bool = False
+    readiness: str = "unknown"
+    readiness_reason: str | None = None
+    fix: str | None = None
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Software:
+    packages: dict = field(default_factory=dict)
+    toolkits: dict = field(default_factory=dict)
+    providers: list = field(default_factory=list)
+    compilers: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    name: str = ""
+    status: str = "ok"
+    elapsed_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class RouteAssessment:
+    id: str = ""
+    status: str = "unavailable"
+    reasons: list = field(default_factory=list)
+    next_steps: list = field(default_factory=list)
+    blocking: list = field(default_factory=list)
+    title: str | None = None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Report:
+    schema_version: str = SCHEMA_VERSION
+    accelgui_version: str = __version__
+    created: str = field(default_factory=_now)
+    sysroot: str = "/"
+    platform: Platform = field(default_factory=Platform)
+    cpu: Cpu = field(default_factory=Cpu)
+    memory: Memory = field(default_factory=Memory)
+    devices: list = field(default_factory=list)       # list[Device]
+    software: Software = field(default_factory=Software)
+    benchmarks: dict | None = None
+    routes: list = field(default_factory=list)        # list[RouteAssessment]
+    estimates: dict | None = None
+    probes: list = field(default_factory=list)        # list[ProbeResult]
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)
+
+    def replace(self, **changes) -> "Report":
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        if not isinstance(data, dict):
+            raise ReportError("a report is a JSON object")
+        version = str(data.get("schema_version", ""))
+        major = version.split(".", 1)[0]
+        if major != SCHEMA_VERSION.split(".", 1)[0]:
+            raise ReportError(
+                f"report schema version {version or 'missing'} is not supported "
+                f"(this accelgui reads {SCHEMA_VERSION.split('.')[0]}.x)")
+        try:
+            return cls(
+                schema_version=version,
+                accelgui_version=str(data.get("accelgui_version") or "unknown"),
+                created=str(data.get("created") or ""),
+                sysroot=str(data.get("sysroot") or "/"),
+                platform=_from(Platform, data.get("platform")),
+                cpu=_from(Cpu, data.get("cpu")),
+                memory=_from(Memory, data.get("memory")),
+                devices=[_from(Device, d) for d in data.get("devices") or []],
+                software=_from(Software, data.get("software")),
+                benchmarks=data.get("benchmarks"),
+                routes=[_from(RouteAssessment, r) for r in data.get("routes") or []],
+                estimates=data.get("estimates"),
+                probes=[_from(ProbeResult, p) for p in data.get("probes") or []],
+            )
+        except TypeError as exc:  # a field of the wrong shape
+            raise ReportError(f"malformed report: {exc}") from exc
+
+
+def load_report(path: str) -> Report:
+    """Read a report JSON file, with a clear error for anything that is not one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: not a JSON report: {exc}") from exc
+    try:
+        return Report.from_dict(data)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from exc
+
+
+def assemble(sections: dict, probes: list[ProbeResult], sysroot: str = "/") -> Report:
+    """Build a Report from the merged probe sections (see accelgui.probes.finalize)."""
+    return Report(
+        sysroot=sysroot,
+        platform=_from(Platform, sections.get("platform")),
+        cpu=_from(Cpu, sections.get("cpu")),
+        memory=_from(Memory, sections.get("memory")),
+        devices=[_from(Device, d) for d in sections.get("devices") or []],
+        software=_from(Software, sections.get("software")),
+        probes=list(probes),
+    )
+
+
+def schema() -> dict:
+    """The shipped JSON Schema of the report."""
+    from importlib.resources import files
+
+    return json.loads(files("accelgui").joinpath("report.schema.json").read_text("utf-8"))
+
+
+def validate(data: dict) -> None:
+    """Validate a report dict against the shipped schema (jsonschema; tests and --compare)."""
+    import jsonschema
+
+    jsonschema.validate(data, schema())

@@ -1,0 +1,58 @@
+"""Probes: explicit registry of what accelgui detects, and how their fragments merge.
+
+A probe is a function ``(ProbeContext) -> dict`` returning a *fragment*: section names
+(``cpu``, ``memory``, ``platform``, ``devices``, ``software``) mapped to JSON-ready values,
+plus private keys that :func:`finalize` consumes (``nvml``...). A probe that finds nothing
+to report returns ``{"_status": "absent", "_reason": "..."}`` with what fragment it has.
+Modules are imported lazily, inside the probe's own thread, so a slow import is timed too.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    target: str                 # "module:function", relative to accelgui.probes
+    timeout_s: float | None = None
+
+    def load(self):
+        module, _, func = self.target.partition(":")
+        return getattr(importlib.import_module(f"accelgui.probes.{module}"), func)
+
+
+PROBES: list[Probe] = [
+    Probe("platform", "platform:probe"),
+    Probe("cpu", "cpu:probe"),
+    Probe("memory", "memory:probe"),
+    Probe("pci", "pci:probe"),
+    Probe("usb", "usb:probe"),
+    Probe("accel", "accel:probe"),
+    Probe("soc", "soc:probe"),
+    Probe("nvidia", "gpu_nvidia:probe"),
+    Probe("amd", "gpu_amd:probe"),
+    Probe("software", "software:probe"),
+]
+
+
+def finalize(fragments: dict[str, dict]) -> dict:
+    """Merge probe fragments into report sections."""
+    sections: dict = {"devices": []}
+    for fragment in fragments.values():
+        for key, value in fragment.items():
+            if key.startswith("_"):
+                continue
+            if key == "devices":
+                sections["devices"].extend(value or [])
+            elif key in ("platform", "cpu", "memory", "software"):
+                sections.setdefault(key, {}).update(value or {})
+            else:
+                sections.setdefault("_private", {})[key] = value
+    try:
+        from accelgui.probes import inventory
+    except ImportError:
+        return sections
+    return inventory.finalize(sections)

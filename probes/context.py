@@ -1,0 +1,98 @@
+"""The probe context: every file a probe reads goes through it.
+
+A context has a root directory. On a live system the root is "/"; in tests and for bug
+reports it is a recorded machine tree (``--sysroot``) laid out like the real one
+(``proc/``, ``sys/``, ``dev/``, ``etc/``, ``usr/``). Readers never raise: a missing,
+unreadable or undecodable file reads as ``None`` (or an empty listing), because on real
+machines sysfs files vanish, refuse to be read or hold garbage, and one bad file must not
+cost the whole report.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    root: str = "/"
+    deep: bool = False
+    env: dict = field(default_factory=lambda: dict(os.environ), compare=False, repr=False)
+
+    @property
+    def live(self) -> bool:
+        """True when probing the running system (libraries, PATH and psutil may be used)."""
+        return os.path.realpath(self.root) == "/"
+
+    def path(self, rel: str) -> Path:
+        return Path(self.root, rel.lstrip("/"))
+
+    def read_bytes(self, rel: str, limit: int = 4 << 20) -> bytes | None:
+        try:
+            with open(self.path(rel), "rb") as f:
+                return f.read(limit)
+        except (OSError, ValueError):
+            return None
+
+    def read_text(self, rel: str, default: str | None = None) -> str | None:
+        data = self.read_bytes(rel)
+        if data is None:
+            return default
+        return data.decode("utf-8", errors="replace")
+
+    def read_line(self, rel: str) -> str | None:
+        """First line, stripped of whitespace and NULs; None when missing or empty."""
+        text = self.read_text(rel)
+        if text is None:
+            return None
+        line = text.split("\n", 1)[0].strip().strip("\x00").strip()
+        return line or None
+
+    def read_int(self, rel: str, base: int = 10) -> int | None:
+        line = self.read_line(rel)
+        if line is None:
+            return None
+        try:
+            return int(line, base)
+        except ValueError:
+            return None
+
+    def exists(self, rel: str) -> bool:
+        return os.path.lexists(self.path(rel))
+
+    def is_dir(self, rel: str) -> bool:
+        return self.path(rel).is_dir()
+
+    def listdir(self, rel: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self.path(rel)))
+        except (OSError, ValueError):
+            return []
+
+    def readlink(self, rel: str) -> str | None:
+        """Basename of a symlink's target (sysfs ``driver``, ``subsystem`` links) or None."""
+        try:
+            target = os.readlink(self.path(rel))
+        except (OSError, ValueError):
+            return None
+        return os.path.basename(target.rstrip("/")) or None
+
+    def realpath(self, rel: str) -> str | None:
+        """The target of a link as a path relative to the root (sysfs device links)."""
+        try:
+            real = os.path.realpath(self.path(rel))
+        except (OSError, ValueError):
+            return None
+        root = os.path.realpath(self.root)
+        if real != root and not real.startswith(root.rstrip("/") + "/"):
+            return None
+        return os.path.relpath(real, root)
+
+    def glob(self, pattern: str) -> list[str]:
+        """Relative paths matching a pattern whose wildcards sit in the last component."""
+        parent, _, name = pattern.rstrip("/").rpartition("/")
+        return [f"{parent}/{n}" if parent else n
+                for n in self.listdir(parent) if fnmatch.fnmatchcase(n, name)]
