@@ -1,0 +1,133 @@
+"""``accelgui --routes``: print the learning-route catalogue without the GUI.
+
+JSON output: ``{"lang": ..., "routes": [route with every bilingual text resolved to lang,
+steps included], "errors": [...]}``. Text output: one block per route with its steps.
+Returns 0, or 1 when the knowledge base reported errors (a broken override file); the
+catalogue is printed either way, using the shipped routes in place of broken ones.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+LABELS = {
+    "en": {
+        "routes": "Learning routes", "scenarios": "Scenarios", "tools": "Tools",
+        "requirements": "Requirements", "required": "required", "recommended": "recommended",
+        "fallback": "if unmet", "steps": "Steps", "hours": "h", "after": "after",
+        "verify": "Check", "resources": "Resources", "corrections": "Corrections to the source articles",
+        "said": "said", "correct": "correct", "facts": "Dated facts", "errors": "Knowledge errors",
+        "beginner": "beginner", "intermediate": "intermediate", "advanced": "advanced",
+        "as_of": "as of", "total": "total",
+    },
+    "zh": {
+        "routes": "学习路线", "scenarios": "适用场景", "tools": "工具", "requirements": "硬件与软件要求",
+        "required": "必需", "recommended": "建议", "fallback": "不满足时", "steps": "步骤",
+        "hours": "小时", "after": "先修", "verify": "自检", "resources": "资料",
+        "corrections": "对原文的更正", "said": "原文", "correct": "更正", "facts": "有时效的事实",
+        "errors": "知识库错误", "beginner": "入门", "intermediate": "进阶", "advanced": "高级",
+        "as_of": "截至", "total": "合计",
+    },
+}
+
+FALLBACK_NAMES = {
+    "en": {"cloud": "cloud", "emulation": "emulation", "simulation": "simulation", "none": "none"},
+    "zh": {"cloud": "云端", "emulation": "模拟运行", "simulation": "仿真", "none": "无替代"},
+}
+
+
+def _is_text(obj) -> bool:
+    return isinstance(obj, dict) and "en" in obj and set(obj) <= {"en", "zh"}
+
+
+def resolve(obj, lang: str):
+    """Copy of ``obj`` with every ``{"en", "zh"}`` object replaced by the text in ``lang``."""
+    from accelgui.knowledge import tr
+
+    if _is_text(obj):
+        return tr(obj, lang)
+    if isinstance(obj, dict):
+        return {k: resolve(v, lang) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [resolve(v, lang) for v in obj]
+    return obj
+
+
+def catalogue(lang: str = "en", override_dir: str | None = None) -> dict:
+    """The JSON document ``accelgui --routes --format json`` prints."""
+    from accelgui.knowledge import load_knowledge
+
+    kb = load_knowledge(override_dir)
+    routes = []
+    for rid, route in kb.routes.items():
+        data = resolve(route, lang)
+        data.pop("$schema", None)
+        data["source"] = kb.origins.get(rid, "shipped")
+        routes.append(data)
+    return {"lang": lang, "routes": routes, "errors": list(kb.errors)}
+
+
+def print_routes(lang: str, fmt: str, override_dir: str | None, out: TextIO) -> int:
+    lang = lang if lang in LABELS else "en"
+    doc = catalogue(lang, override_dir)
+    if fmt == "json":
+        json.dump(doc, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    else:
+        out.write(render_text(doc))
+    return 1 if doc["errors"] else 0
+
+
+def render_text(doc: dict) -> str:
+    lang = doc["lang"]
+    L = LABELS[lang]
+    fb = FALLBACK_NAMES[lang]
+    lines: list[str] = [f"{L['routes']} ({len(doc['routes'])})", ""]
+    for n, route in enumerate(doc["routes"], 1):
+        steps = route.get("steps", [])
+        total = sum(s.get("hours") or 0 for s in steps)
+        if lang == "zh":
+            head = f"{len(steps)} 个步骤，合计约 {_num(total)} 小时"
+        else:
+            head = f"{len(steps)} steps, about {_num(total)} h in total"
+        lines.append(f"{n}. {route['title']} [{route['id']}] - {head}")
+        lines.append(f"   {route['summary']}")
+        if route.get("scenarios"):
+            lines.append(f"   {L['scenarios']}: " + "; ".join(route["scenarios"]))
+        if route.get("tools"):
+            lines.append(f"   {L['tools']}: " + ", ".join(t["name"] for t in route["tools"]))
+        if route.get("requirements"):
+            lines.append(f"   {L['requirements']}:")
+            for req in route["requirements"]:
+                lines.append(f"     - ({L[req['level']]}) {req['label']} "
+                             f"[{L['fallback']}: {fb.get(req['fallback'], req['fallback'])}]")
+        lines.append(f"   {L['steps']}:")
+        for i, step in enumerate(steps, 1):
+            lines.append(f"     {i}) {step['title']} [{step['id']}] "
+                         f"({L[step['level']]}, ~{_num(step['hours'])} {L['hours']})")
+            if step.get("prerequisites"):
+                lines.append(f"        {L['after']}: " + ", ".join(step["prerequisites"]))
+            lines.append(f"        {step['summary']}")
+            lines.append(f"        {L['verify']}: {step['verify']}")
+            for res in step.get("resources", []):
+                lines.append(f"        - {res['title']}: {res['url']}")
+        if route.get("corrections"):
+            lines.append(f"   {L['corrections']}:")
+            for c in route["corrections"]:
+                lines.append(f"     - {L['said']} ({c['source']}): {c['said']}")
+                lines.append(f"       {L['correct']}: {c['correct']} ({c['source_url']})")
+        if route.get("facts"):
+            lines.append(f"   {L['facts']}:")
+            for f in route["facts"]:
+                lines.append(f"     - {f['text']} ({L['as_of']} {f['as_of']}, {f['source']})")
+        lines.append("")
+    if doc["errors"]:
+        lines.append(f"{L['errors']}:")
+        lines.extend(f"  - {e}" for e in doc["errors"])
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, (int, float)) else str(x)

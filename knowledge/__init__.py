@@ -1,0 +1,625 @@
+"""The knowledge base: learning routes, their steps and requirements, and dated facts.
+
+Data lives next to this module (installed as ``accelgui.knowledge``)::
+
+    routes/<id>.json   one learning route per file (format: schema.json)
+    schema.json        JSON Schema (draft 2020-12) of a route file; used by the tests
+    facts.json         named tables of dated, sourced facts
+
+``load_knowledge()`` reads them lazily with importlib.resources and caches the result per
+override directory. It never imports jsonschema: shipped files are validated in the test
+suite, and user override files get a light structural check in pure Python that names the
+file and the field (``myroute.json: steps[2].title.zh: missing``). A broken override file is
+reported in ``KnowledgeBase.errors`` and the shipped route is kept.
+
+Override directory: the ``override_dir`` argument, else ``$ACCELGUI_KNOWLEDGE_DIR``. A file
+whose ``id`` is new adds a route; one with the id of a shipped route replaces it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+__all__ = [
+    "EXPECTED_ROUTE_IDS", "ENV_VAR", "KnowledgeBase", "load_knowledge", "clear_cache", "tr",
+    "check_route", "check_rule", "find_cycle",
+]
+
+ENV_VAR = "ACCELGUI_KNOWLEDGE_DIR"
+
+#: The 13 routes the product promises (KNOWLEDGE.md).
+EXPECTED_ROUTE_IDS = (
+    "gpu", "tpu", "fpga", "asic", "cpu", "edge", "cloud", "open-source", "enterprise", "npu",
+    "software-acceleration", "model-optimization", "integration",
+)
+
+LEVELS = ("beginner", "intermediate", "advanced")
+REQUIREMENT_LEVELS = ("required", "recommended")
+FALLBACKS = ("cloud", "emulation", "simulation", "none")
+RESOURCE_KINDS = ("docs", "course", "repo", "book", "paper", "video")
+DEVICE_KINDS = ("gpu", "npu", "tpu", "fpga", "dsp", "accelerator")
+READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
+BUSES = ("pci", "usb", "platform")
+
+_ROUTE_ID = re.compile(r"^[a-z0-9-]+$")
+_QUALIFIED_ID = re.compile(r"^[a-z0-9-]+\.[a-z0-9-]+$")
+_ANY_ID = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)?$")
+_DATE = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")
+_AS_OF = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$")
+_URL = re.compile(r"^https://\S+$")
+_METRIC = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$")
+_DETAIL_KEY = re.compile(r"^[a-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """Loaded knowledge. Treat the dicts as read-only: the object is cached and shared."""
+
+    routes: dict = field(default_factory=dict)      # id -> route dict, ordered by "order"
+    steps: dict = field(default_factory=dict)       # step id -> step dict + {"route": id}
+    errors: list = field(default_factory=list)      # "file: field: message"
+    facts: dict = field(default_factory=dict)       # facts.json tables
+    origins: dict = field(default_factory=dict)     # route id -> "shipped" or override file path
+
+    def route(self, route_id: str) -> dict | None:
+        return self.routes.get(route_id)
+
+    def step(self, step_id: str) -> dict | None:
+        return self.steps.get(step_id)
+
+    def requirement(self, requirement_id: str) -> dict | None:
+        route = self.routes.get(requirement_id.split(".", 1)[0])
+        for req in (route or {}).get("requirements", []):
+            if req.get("id") == requirement_id:
+                return req
+        return None
+
+
+def tr(obj, lang: str = "en") -> str:
+    """Text of a bilingual ``{"en", "zh"}`` object in ``lang`` (falls back to English).
+
+    A plain string is returned as is; None gives "".
+    """
+    if obj is None:
+        return ""
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, dict):
+        text = obj.get(lang)
+        if isinstance(text, str) and text.strip():
+            return text
+        text = obj.get("en")
+        if isinstance(text, str):
+            return text
+        for value in obj.values():
+            if isinstance(value, str):
+                return value
+    return str(obj)
+
+
+# --------------------------------------------------------------------------- loading
+
+def load_knowledge(override_dir: str | os.PathLike | None = None) -> KnowledgeBase:
+    """Shipped routes plus those of ``override_dir`` (or ``$ACCELGUI_KNOWLEDGE_DIR``). Cached."""
+    if override_dir is None:
+        override_dir = os.environ.get(ENV_VAR) or None
+    key = os.path.abspath(os.fspath(override_dir)) if override_dir else None
+    return _load_cached(key)
+
+
+def clear_cache() -> None:
+    """Forget loaded knowledge (tests, or after the user edits override files)."""
+    _load_cached.cache_clear()
+    _shipped.cache_clear()
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(override_dir: str | None) -> KnowledgeBase:
+    shipped_routes, shipped_errors, facts = _shipped()
+    routes = dict(shipped_routes)
+    origins = {rid: "shipped" for rid in routes}
+    errors = list(shipped_errors)
+    if override_dir:
+        _apply_overrides(override_dir, routes, origins, errors)
+    ordered = dict(sorted(routes.items(), key=lambda kv: (_order(kv[1]), kv[0])))
+    steps: dict = {}
+    for rid, route in ordered.items():
+        for step in route.get("steps", []):
+            steps[step["id"]] = dict(step, route=rid)
+    return KnowledgeBase(routes=ordered, steps=steps, errors=errors, facts=facts, origins=origins)
+
+
+def _order(route: dict) -> int:
+    order = route.get("order")
+    return order if isinstance(order, int) and not isinstance(order, bool) else 10_000
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> tuple[dict, list, dict]:
+    """(routes by id, errors, facts) from the package data. Read once per process."""
+    base = resources.files(__name__)
+    routes: dict = {}
+    errors: list = []
+    routes_dir = base / "routes"
+    try:
+        entries = sorted((e for e in routes_dir.iterdir() if e.name.endswith(".json")),
+                         key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError, OSError) as exc:
+        errors.append(f"routes: cannot list shipped routes: {exc}")
+        entries = []
+    for entry in entries:
+        name = f"routes/{entry.name}"
+        data, err = _parse(name, entry.read_text(encoding="utf-8"))
+        if err:
+            errors.append(err)
+            continue
+        # Shipped files are validated against schema.json by the test suite; here only
+        # enough is checked to index them, which keeps loading all routes in a few ms.
+        problem = _shape_problem(data, name)
+        if problem:
+            errors.append(problem)
+            continue
+        routes[data["id"]] = data
+    facts: dict = {}
+    try:
+        facts, err = _parse("facts.json", (base / "facts.json").read_text(encoding="utf-8"))
+        if err:
+            errors.append(err)
+            facts = {}
+    except (FileNotFoundError, OSError) as exc:
+        errors.append(f"facts.json: cannot read: {exc}")
+    return routes, errors, facts if isinstance(facts, dict) else {}
+
+
+def _shape_problem(data, name: str) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return f"{name}: id: missing"
+    steps = data.get("steps")
+    if not isinstance(steps, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("id"), str)
+            and isinstance(s.get("prerequisites", []), list) for s in steps):
+        return f"{name}: steps: must be a list of step objects with ids"
+    return None
+
+
+def _parse(name: str, text: str) -> tuple[object, str | None]:
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"{name}: line {exc.lineno} column {exc.colno}: invalid JSON: {exc.msg}"
+
+
+def _apply_overrides(directory: str, routes: dict, origins: dict, errors: list) -> None:
+    if not os.path.isdir(directory):
+        errors.append(f"{directory}: knowledge override directory not found")
+        return
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
+    except OSError as exc:
+        errors.append(f"{directory}: cannot list: {exc}")
+        return
+    accepted: dict = {}
+    parsed: dict = {}
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            errors.append(f"{name}: cannot read: {exc}")
+            continue
+        data, err = _parse(name, text)
+        if err:
+            errors.append(err + (_kept(routes, name)))
+            continue
+        problems = check_route(data, name)
+        if problems:
+            rid = data.get("id") if isinstance(data, dict) else None
+            note = (f" (shipped route '{rid}' kept)" if isinstance(rid, str) and rid in routes
+                    else " (file ignored)")
+            errors.extend(problems[:-1] + [problems[-1] + note])
+            continue
+        rid = data["id"]
+        if rid in accepted:
+            errors.append(f"{name}: id: '{rid}' is also defined by {os.path.basename(accepted[rid])}"
+                          " (file ignored)")
+            continue
+        accepted[rid] = path
+        parsed[rid] = data
+    if not accepted:
+        return
+    previous = {rid: routes.get(rid) for rid in accepted}
+    for rid, path in accepted.items():
+        routes[rid] = parsed[rid]
+        origins[rid] = path
+    # Cross-references: prerequisites must exist and the graph must stay acyclic.
+    all_steps = {s["id"] for r in routes.values() for s in r.get("steps", [])}
+    for rid, path in list(accepted.items()):
+        name = os.path.basename(path)
+        for i, step in enumerate(routes[rid]["steps"]):
+            missing = [p for p in step["prerequisites"] if p not in all_steps]
+            if missing:
+                errors.append(f"{name}: steps[{i}].prerequisites: unknown step id "
+                              f"{', '.join(missing)}" + _revert(rid, previous, routes, origins))
+                accepted.pop(rid)
+                break
+    cycle = find_cycle(routes)
+    while cycle:
+        culprit = next((rid for rid in accepted
+                        if any(s.split(".", 1)[0] == rid for s in cycle)), None)
+        if culprit is None:  # a cycle among shipped routes: the tests prevent this
+            errors.append(f"routes: prerequisites form a cycle: {' -> '.join(cycle)}")
+            break
+        name = os.path.basename(accepted.pop(culprit))
+        errors.append(f"{name}: steps.prerequisites: cycle {' -> '.join(cycle)}"
+                      + _revert(culprit, previous, routes, origins))
+        cycle = find_cycle(routes)
+
+
+def _kept(routes: dict, name: str) -> str:
+    rid = name[:-5]
+    return f" (shipped route '{rid}' kept)" if rid in routes else " (file ignored)"
+
+
+def _revert(rid: str, previous: dict, routes: dict, origins: dict) -> str:
+    if previous.get(rid) is not None:
+        routes[rid] = previous[rid]
+        origins[rid] = "shipped"
+        return f" (shipped route '{rid}' kept)"
+    routes.pop(rid, None)
+    origins.pop(rid, None)
+    return " (file ignored)"
+
+
+def find_cycle(routes: dict) -> list[str] | None:
+    """A prerequisite cycle as a list of step ids (first == last), or None."""
+    graph = {s["id"]: list(s.get("prerequisites", []))
+             for r in routes.values() for s in r.get("steps", [])}
+    state: dict = {}
+    for start in graph:
+        if state.get(start):
+            continue
+        stack = [(start, iter(graph[start]))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+                continue
+            if nxt not in graph:
+                continue
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if not state.get(nxt):
+                state[nxt] = 1
+                stack.append((nxt, iter(graph[nxt])))
+                path.append(nxt)
+    return None
+
+
+# --------------------------------------------------------------------------- light checks
+# These mirror schema.json (which the tests apply to every shipped file) closely enough to
+# name the first problems in a user's file without importing jsonschema.
+
+class _Problems(list):
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def add(self, where: str, message: str) -> None:
+        self.append(f"{self.name}: {where}: {message}" if where else f"{self.name}: {message}")
+
+
+def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
+    """Structural problems of one route dict, each as "file: field: message"; [] if none."""
+    p = _Problems(name)
+    if not isinstance(data, dict):
+        p.add("", "a route file must hold a JSON object")
+        return list(p)
+    allowed = {"$schema", "id", "order", "title", "summary", "scenarios", "tools",
+               "requirements", "steps", "corrections", "facts"}
+    for key in sorted(set(data) - allowed):
+        p.add(key, "unknown field")
+    rid = data.get("id")
+    if not _need(p, data, "id", "", str) or not _ROUTE_ID.match(rid):
+        if isinstance(rid, str):
+            p.add("id", f"'{rid}' must be lower-case letters, digits and '-'")
+        rid = None
+    elif expected_id is not None and rid != expected_id:
+        p.add("id", f"'{rid}' does not match the file name")
+    order = data.get("order")
+    if "order" not in data:
+        p.add("order", "missing")
+    elif not isinstance(order, int) or isinstance(order, bool) or order < 1:
+        p.add("order", "must be an integer >= 1")
+    _text(p, data, "title", "")
+    _text(p, data, "summary", "")
+    _array(p, data, "scenarios", "", 1, lambda item, w: _text_value(p, item, w))
+    tool_names: set = set()
+
+    def tool(item, where):
+        if _object(p, item, where, {"name", "url", "checked"}):
+            if _need(p, item, "name", where, str, nonempty=True):
+                tool_names.add(item["name"])
+            _pattern(p, item, "url", where, _URL, "must be an https:// URL")
+            _pattern(p, item, "checked", where, _DATE, "must be a date YYYY-MM-DD")
+
+    _array(p, data, "tools", "", 1, tool)
+    req_ids: set = set()
+
+    def requirement(item, where):
+        if not _object(p, item, where, {"id", "level", "label", "rule", "fallback", "fix", "note"}):
+            return
+        if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
+            _prefix(p, item["id"], rid, f"{where}.id")
+            req_ids.add(item["id"])
+        _enum(p, item, "level", where, REQUIREMENT_LEVELS)
+        _text(p, item, "label", where)
+        _text(p, item, "fix", where)
+        if "note" in item:
+            _text(p, item, "note", where)
+        _enum(p, item, "fallback", where, FALLBACKS)
+        if "rule" not in item:
+            p.add(f"{where}.rule", "missing")
+        else:
+            for problem in check_rule(item["rule"], f"{where}.rule"):
+                p.add(*problem)
+
+    _array(p, data, "requirements", "", 1, requirement)
+    step_ids: set = set()
+
+    def step(item, where):
+        keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
+                "verify", "resources"}
+        if not _object(p, item, where, keys):
+            return
+        if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
+            _prefix(p, item["id"], rid, f"{where}.id")
+            if item["id"] in step_ids:
+                p.add(f"{where}.id", f"duplicate step id '{item['id']}'")
+            step_ids.add(item["id"])
+        _enum(p, item, "level", where, LEVELS)
+        _text(p, item, "title", where)
+        _text(p, item, "summary", where)
+        _text(p, item, "verify", where)
+        hours = item.get("hours")
+        if "hours" not in item:
+            p.add(f"{where}.hours", "missing")
+        elif not isinstance(hours, (int, float)) or isinstance(hours, bool) or not 0 < hours <= 200:
+            p.add(f"{where}.hours", "must be a number of hours > 0 and <= 200")
+        _array(p, item, "prerequisites", where, 0,
+               lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a step id '<route>.<name>'"))
+        _array(p, item, "needs", where, 0,
+               lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a requirement id"))
+        _array(p, item, "tools", where, 0, lambda v, w: _str_item(p, v, w, None, ""))
+
+        def resource(res, w):
+            if _object(p, res, w, {"title", "url", "kind", "checked"}):
+                if "title" not in res:
+                    p.add(f"{w}.title", "missing")
+                elif isinstance(res["title"], dict):
+                    _text_value(p, res["title"], f"{w}.title")
+                elif not isinstance(res["title"], str) or not res["title"].strip():
+                    p.add(f"{w}.title", "must be a non-empty string")
+                _pattern(p, res, "url", w, _URL, "must be an https:// URL")
+                _enum(p, res, "kind", w, RESOURCE_KINDS)
+                _pattern(p, res, "checked", w, _DATE, "must be a date YYYY-MM-DD")
+
+        _array(p, item, "resources", where, 1, resource, max_items=8)
+
+    _array(p, data, "steps", "", 6, step)
+    # references inside the route
+    for i, item in enumerate(data.get("steps") or []):
+        if not isinstance(item, dict):
+            continue
+        for j, need in enumerate(item.get("needs") or []):
+            if isinstance(need, str) and _QUALIFIED_ID.match(need) and need not in req_ids:
+                p.add(f"steps[{i}].needs[{j}]", f"'{need}' is not a requirement of this route")
+        for j, tool_name in enumerate(item.get("tools") or []):
+            if isinstance(tool_name, str) and tool_names and tool_name not in tool_names:
+                p.add(f"steps[{i}].tools[{j}]", f"'{tool_name}' is not in the route's tools")
+
+    def correction(item, where):
+        if _object(p, item, where, {"source", "said", "correct", "source_url"}):
+            _enum(p, item, "source", where, ("000", "002"))
+            _text(p, item, "said", where)
+            _text(p, item, "correct", where)
+            _pattern(p, item, "source_url", where, _URL, "must be an https:// URL")
+
+    def fact(item, where):
+        if _object(p, item, where, {"id", "text", "as_of", "source"}):
+            _pattern(p, item, "id", where, _ANY_ID, "must be an id")
+            _text(p, item, "text", where)
+            _pattern(p, item, "as_of", where, _AS_OF, "must be YYYY-MM or YYYY-MM-DD")
+            _pattern(p, item, "source", where, _URL, "must be an https:// URL")
+
+    _array(p, data, "corrections", "", 0, correction)
+    _array(p, data, "facts", "", 0, fact)
+    return list(p)
+
+
+def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
+    """Problems of a RULE (see SPEC "RULE language") as (field, message) pairs."""
+    out: list = []
+    if not isinstance(rule, dict) or not rule:
+        return [(where, "a rule must be a non-empty object")]
+    keys = set(rule)
+    if keys == {"metric", "min"}:
+        if not isinstance(rule["metric"], str) or not _METRIC.match(rule["metric"]):
+            out.append((f"{where}.metric", "must be a dotted report path"))
+        if not _is_number(rule["min"]):
+            out.append((f"{where}.min", "must be a number"))
+        return out
+    if len(keys) != 1:
+        return [(where, f"a rule has exactly one operator, got {', '.join(sorted(keys))}")]
+    op, arg = next(iter(rule.items()))
+    w = f"{where}.{op}"
+    if op in ("all", "any"):
+        if not isinstance(arg, list) or not arg:
+            return [(w, "must be a non-empty list of rules")]
+        for i, sub in enumerate(arg):
+            out.extend(check_rule(sub, f"{w}[{i}]"))
+    elif op == "not":
+        out.extend(check_rule(arg, w))
+    elif op == "device":
+        if not isinstance(arg, dict):
+            return [(w, "must be an object of filters")]
+        for key, val in arg.items():
+            if key == "kind":
+                out.extend(_one_or_many(val, f"{w}.kind", DEVICE_KINDS))
+            elif key == "readiness":
+                out.extend(_one_or_many(val, f"{w}.readiness", READINESS))
+            elif key == "bus":
+                out.extend(_one_or_many(val, f"{w}.bus", BUSES))
+            elif key == "vendor":
+                out.extend(_one_or_many(val, f"{w}.vendor", None))
+            elif key == "integrated":
+                if not isinstance(val, bool):
+                    out.append((f"{w}.integrated", "must be true or false"))
+            elif key == "min":
+                if not isinstance(val, dict) or not val:
+                    out.append((f"{w}.min", "must be an object of detail minimums"))
+                else:
+                    for k, v in val.items():
+                        if not _DETAIL_KEY.match(k) or not _is_number(v):
+                            out.append((f"{w}.min.{k}", "must be a number"))
+            else:
+                out.append((f"{w}.{key}", "unknown device filter"))
+    elif op in ("cpu_feature", "package", "toolkit", "provider"):
+        if not isinstance(arg, str) or not arg.strip():
+            out.append((w, "must be a non-empty string"))
+    elif op in ("cpu_features_any", "packages_any"):
+        if not isinstance(arg, list) or not arg or not all(isinstance(x, str) and x for x in arg):
+            out.append((w, "must be a non-empty list of strings"))
+    elif op in ("arch", "os"):
+        out.extend(_one_or_many(arg, w, None))
+    elif op == "memory_min_bytes":
+        if not isinstance(arg, int) or isinstance(arg, bool) or arg < 0:
+            out.append((w, "must be a whole number of bytes"))
+    elif op == "logical_cpus_min":
+        if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
+            out.append((w, "must be an integer >= 1"))
+    elif op in ("cloud", "container"):
+        if not isinstance(arg, bool):
+            out.append((w, "must be true or false"))
+    else:
+        out.append((w, "unknown rule operator"))
+    return out
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _one_or_many(val, where: str, allowed) -> list:
+    items = val if isinstance(val, list) else [val]
+    if isinstance(val, list) and not val:
+        return [(where, "must not be empty")]
+    out = []
+    for item in items:
+        if not isinstance(item, str) or not item:
+            out.append((where, "must be a string or a list of strings"))
+        elif allowed is not None and item not in allowed:
+            out.append((where, f"'{item}' is not one of {', '.join(allowed)}"))
+    return out
+
+
+def _need(p: _Problems, obj: dict, key: str, where: str, typ, nonempty=False) -> bool:
+    path = f"{where}.{key}" if where else key
+    if key not in obj:
+        p.add(path, "missing")
+        return False
+    val = obj[key]
+    if not isinstance(val, typ) or (nonempty and isinstance(val, str) and not val.strip()):
+        p.add(path, "must be a non-empty string" if typ is str else f"must be {typ.__name__}")
+        return False
+    return True
+
+
+def _object(p: _Problems, obj, where: str, allowed: set) -> bool:
+    if not isinstance(obj, dict):
+        p.add(where, "must be an object")
+        return False
+    for key in sorted(set(obj) - allowed):
+        p.add(f"{where}.{key}", "unknown field")
+    return True
+
+
+def _text(p: _Problems, obj: dict, key: str, where: str) -> None:
+    path = f"{where}.{key}" if where else key
+    if key not in obj:
+        p.add(path, "missing")
+    else:
+        _text_value(p, obj[key], path)
+
+
+def _text_value(p: _Problems, val, path: str) -> None:
+    if not isinstance(val, dict):
+        p.add(path, 'must be an object {"en": ..., "zh": ...}')
+        return
+    for lang in ("en", "zh"):
+        if lang not in val:
+            p.add(f"{path}.{lang}", "missing")
+        elif not isinstance(val[lang], str) or not val[lang].strip():
+            p.add(f"{path}.{lang}", "must be a non-empty string")
+    for key in sorted(set(val) - {"en", "zh"}):
+        p.add(f"{path}.{key}", "unknown language (use en and zh)")
+
+
+def _pattern(p: _Problems, obj: dict, key: str, where: str, rx, message: str) -> bool:
+    path = f"{where}.{key}" if where else key
+    if key not in obj:
+        p.add(path, "missing")
+        return False
+    val = obj[key]
+    if not isinstance(val, str) or not rx.match(val):
+        p.add(path, f"{message} (got {val!r})")
+        return False
+    return True
+
+
+def _str_item(p: _Problems, val, where: str, rx, message: str) -> None:
+    if not isinstance(val, str) or not val.strip():
+        p.add(where, "must be a non-empty string")
+    elif rx is not None and not rx.match(val):
+        p.add(where, f"{message} (got {val!r})")
+
+
+def _enum(p: _Problems, obj: dict, key: str, where: str, allowed) -> None:
+    path = f"{where}.{key}" if where else key
+    if key not in obj:
+        p.add(path, "missing")
+    elif obj[key] not in allowed:
+        p.add(path, f"{obj[key]!r} is not one of {', '.join(allowed)}")
+
+
+def _array(p: _Problems, obj: dict, key: str, where: str, min_items: int, each,
+           max_items: int | None = None) -> None:
+    path = f"{where}.{key}" if where else key
+    if key not in obj:
+        p.add(path, "missing")
+        return
+    val = obj[key]
+    if not isinstance(val, list):
+        p.add(path, "must be a list")
+        return
+    if len(val) < min_items:
+        p.add(path, f"needs at least {min_items} item{'s' if min_items > 1 else ''}, has {len(val)}")
+    if max_items is not None and len(val) > max_items:
+        p.add(path, f"allows at most {max_items} items, has {len(val)}")
+    for i, item in enumerate(val):
+        each(item, f"{path}[{i}]")
+
+
+def _prefix(p: _Problems, ident: str, rid: str | None, path: str) -> None:
+    if rid and not ident.startswith(rid + "."):
+        p.add(path, f"'{ident}' must start with the route id '{rid}.'")
