@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
                "accelgui --compare old.json new.json")
     mode = p.add_argument_group("what to do")
     mode.add_argument("--probe", action="store_true", help="probe this machine and print a report")
+    mode.add_argument("--report", metavar="FILE", help="open a saved report in the app")
     mode.add_argument("--routes", action="store_true", help="print the learning routes catalogue")
     mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                       help="show what differs between two saved reports")
@@ -243,9 +244,16 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_progress(args)
         if args.probe:
             return cmd_probe(args)
-        if args.bench or args.format or args.output or args.sysroot != "/":
+        if args.bench or args.format or args.output:
             raise UsageError("these options go with --probe (e.g. accelgui --probe --format text)")
-        return gui_main([])
+        gui_args = ["--sysroot", _check_sysroot(args.sysroot)] if args.sysroot != "/" else []
+        if args.report:
+            gui_args += ["--report", args.report]
+        if args.knowledge:
+            gui_args += ["--knowledge", args.knowledge]
+        if args.lang:
+            gui_args += ["--lang", args.lang]
+        return gui_main(gui_args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
         sys.stderr.write(f"accelgui: error: {exc}\n")

@@ -1,0 +1,53 @@
+# accelgui — `make run` opens the app, `make test` runs the test suite.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+DEBS   := $(shell grep -v '^\#' packaging/debian-packages.txt)
+SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: run test probe bench package clean system-deps help
+
+help:
+	@echo "make run      open the desktop app"
+	@echo "make test     run the test suite (installs what it needs first)"
+	@echo "make probe    print the headless report of this machine"
+	@echo "make bench    run the benchmark scripts (figures against the C reference)"
+	@echo "make package  build a wheel and a PyInstaller one-folder bundle into dist/"
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+# Qt's runtime libraries and fonts come from the system; install the missing ones.
+system-deps:
+	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ] && command -v apt-get >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null 2>&1; then \
+	    echo "installing system packages: $$missing"; \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else echo "warning: missing system packages (install them as root): $$missing"; fi; \
+	fi
+
+run: system-deps $(STAMP)
+	$(BIN)/accelgui
+
+probe: $(STAMP)
+	$(BIN)/accelgui --probe --format text
+
+test: system-deps $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python tests/benchmarks/bench_probe.py
+	$(BIN)/python tests/benchmarks/bench_kernels.py
+
+package: $(STAMP)
+	$(BIN)/python -m pip install --quiet build pyinstaller
+	$(BIN)/python -m build --wheel --outdir dist .
+	$(BIN)/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/accelgui.spec
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

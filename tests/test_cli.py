@@ -1,0 +1,95 @@
+"""The command line, end to end, as a script would use it."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from accelgui import __version__
+from accelgui.report import validate
+
+HEAVY = ("PySide6", "pyqtgraph", "numba", "llvmlite", "shiboken6")
+
+
+def accelgui(*args, env=None, timeout=60):
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "accelgui", *args], capture_output=True,
+                          text=True, env=full_env, timeout=timeout)
+
+
+def test_version_and_help():
+    out = accelgui("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"accelgui {__version__}"
+    out = accelgui("--help")
+    assert out.returncode == 0 and "--probe" in out.stdout and "--sysroot" in out.stdout
+
+
+def test_probe_prints_a_report_that_follows_the_schema():
+    out = accelgui("--probe")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    validate(data)
+    assert data["sysroot"] == "/"
+    assert data["cpu"]["logical_cpus"] == os.cpu_count()
+    assert {p["name"] for p in data["probes"]} >= {"cpu", "memory", "platform"}
+
+
+def test_probe_writes_output_file(tmp_path):
+    target = tmp_path / "report.json"
+    out = accelgui("--probe", "--output", str(target))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ""
+    validate(json.loads(target.read_text()))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p / "missing", "no such directory"),
+    (lambda p: (p / "file").write_text("x") and p / "file", "not a directory"),
+])
+def test_bad_sysroot_is_a_usage_error(tmp_path, make, message):
+    out = accelgui("--probe", "--sysroot", str(make(tmp_path)))
+    assert out.returncode == 2
+    assert message in out.stderr and "--sysroot" in out.stderr
+    assert out.stdout == ""
+
+
+def test_unknown_format_is_a_usage_error():
+    out = accelgui("--probe", "--format", "yaml")
+    assert out.returncode == 2 and "invalid choice" in out.stderr
+
+
+def test_probe_options_without_probe_are_refused():
+    out = accelgui("--format", "json")
+    assert out.returncode == 2 and "--probe" in out.stderr
+
+
+def test_empty_sysroot_still_gives_a_report(tmp_path):
+    out = accelgui("--probe", "--sysroot", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    validate(data)
+    assert data["devices"] == []
+    assert data["cpu"]["logical_cpus"] is None  # unknown, never 0
+
+
+def test_headless_probe_never_imports_qt_or_numba():
+    code = ("import sys, io, contextlib\n"
+            "from accelgui.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    rc = main(['--probe', '--format', 'text'])\n"
+            f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
+            "print(rc, heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0 []"
+
+
+def test_no_display_explains_the_headless_probe():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = subprocess.run([sys.executable, "-m", "accelgui"], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 1
+    assert "no display" in out.stderr and "accelgui --probe" in out.stderr

@@ -1,0 +1,79 @@
+"""The runner: every probe has a timeout, and no probe failure stops the report."""
+
+import time
+
+from accelgui.probes import Probe
+from accelgui.probes.context import ProbeContext
+from accelgui.runner import run_probes
+
+# Probe targets are "module:function" under accelgui.probes; the fault probes live in this
+# test module, reached through a module alias registered by the fixture below.
+
+
+def _ok(ctx):
+    return {"cpu": {"model_name": "Test CPU", "logical_cpus": 4}}
+
+
+def _raises(ctx):
+    raise RuntimeError("sysfs exploded")
+
+
+def _hangs(ctx):
+    time.sleep(30)
+    return {}
+
+
+def _garbage(ctx):
+    return ["not", "a", "fragment"]
+
+
+def _bad_devices(ctx):
+    return {"devices": "gpu"}
+
+
+def _absent(ctx):
+    return {"_status": "absent", "_reason": "no such hardware", "devices": []}
+
+
+def _probe(name, func, monkeypatch, timeout_s=None):
+    import sys
+    import types
+
+    module = types.ModuleType(f"accelgui.probes._test_{name}")
+    module.run = func
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    return Probe(name, f"_test_{name}:run", timeout_s)
+
+
+def test_one_failing_probe_never_stops_the_report(monkeypatch):
+    probes = [_probe("good", _ok, monkeypatch), _probe("bad", _raises, monkeypatch),
+              _probe("garbage", _garbage, monkeypatch), _probe("baddev", _bad_devices, monkeypatch),
+              _probe("absent", _absent, monkeypatch)]
+    report = run_probes(ProbeContext(), timeout_s=2.0, probes=probes)
+    status = {p.name: p for p in report.probes}
+    assert report.cpu.model_name == "Test CPU"
+    assert status["good"].status == "ok" and status["good"].error is None
+    assert status["bad"].status == "error"
+    assert "sysfs exploded" in status["bad"].error and "RuntimeError" in status["bad"].error
+    assert status["garbage"].status == "error" and "list" in status["garbage"].error
+    assert status["baddev"].status == "error" and "devices" in status["baddev"].error
+    assert status["absent"].status == "absent" and status["absent"].error == "no such hardware"
+
+
+def test_a_hanging_probe_times_out_and_the_run_stays_bounded(monkeypatch):
+    probes = [_probe("good", _ok, monkeypatch), _probe("hang", _hangs, monkeypatch)]
+    start = time.monotonic()
+    report = run_probes(ProbeContext(), timeout_s=0.5, probes=probes)
+    elapsed = time.monotonic() - start
+    status = {p.name: p for p in report.probes}
+    assert status["hang"].status == "timeout"
+    assert "0.5" in status["hang"].error
+    assert status["good"].status == "ok"
+    assert report.cpu.model_name == "Test CPU"
+    assert elapsed < 5, "the runner waited for a hanging probe"
+
+
+def test_a_probe_with_its_own_timeout(monkeypatch):
+    probes = [_probe("hang", _hangs, monkeypatch, timeout_s=0.2)]
+    report = run_probes(ProbeContext(), timeout_s=10.0, probes=probes)
+    assert report.probes[0].status == "timeout"
