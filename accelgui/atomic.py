@@ -20,6 +20,10 @@ def write_atomic(path: str, data: str | bytes) -> None:
     directory = os.path.dirname(target)
     if os.path.isdir(target):
         raise WriteError(f"cannot write {path}: it is a directory")
+    if not os.path.exists(directory):
+        raise WriteError(f"cannot write {path}: directory {directory} does not exist")
+    if not os.path.isdir(directory):
+        raise WriteError(f"cannot write {path}: {directory} is not a directory")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
                                    dir=directory)
@@ -32,6 +36,7 @@ def write_atomic(path: str, data: str | bytes) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644 & ~_umask())
         os.replace(tmp, target)
+        _fsync_dir(directory)
     except BaseException as exc:
         try:
             os.unlink(tmp)
@@ -46,3 +51,17 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def _fsync_dir(directory: str) -> None:
+    """Make the rename durable (best effort: not every filesystem allows it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

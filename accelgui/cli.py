@@ -173,7 +173,7 @@ def cmd_compare(args) -> int:
     fmt = args.format or "text"
     if fmt not in COMPARE_FORMATS:
         raise UsageError(f"--compare prints --format {', '.join(COMPARE_FORMATS)}")
-    _emit(compare_files(args.compare[0], args.compare[1], fmt), args.output)
+    _emit(compare_files(args.compare[0], args.compare[1], fmt, lang=_lang(args)), args.output)
     return EXIT_OK
 
 

@@ -1,0 +1,203 @@
+"""Text: a compact human summary for a terminal.
+
+Every value passes through :func:`common.clean`, so a DMI string or device name holding
+terminal escape sequences, bell characters or bidi overrides prints as plain text.
+"""
+
+from __future__ import annotations
+
+from accelgui.export import common as C
+
+
+def _join(parts, sep=" · ") -> str:
+    return sep.join(p for p in parts if p)
+
+
+def _wrap(prefix: str, items: list[str], width: int = 100, indent: int = 11) -> list[str]:
+    """Lay a list of short items out after a prefix, wrapped on word boundaries."""
+    lines, line = [], prefix
+    for item in items:
+        candidate = f"{line}{item}" if line.endswith(": ") or line == prefix else f"{line}, {item}"
+        if len(candidate) > width and line != prefix:
+            lines.append(line + ",")
+            line = " " * indent + item
+        else:
+            line = candidate
+    lines.append(line)
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def render(report, lang: str = "en") -> str:
+    L = lambda k, **f: C.label(k, lang, **f)  # noqa: E731
+    U = lambda v: C.or_unknown(v, lang)  # noqa: E731
+    p, c, m = report.platform, report.cpu, report.memory
+    out: list[str] = []
+
+    def head(key: str) -> str:
+        return f"{L(key)}:"
+
+    out.append(f"{L('title')} — accelgui {C.clean(report.accelgui_version)}, "
+               f"{C.clean(report.created)} (schema {C.clean(report.schema_version)})")
+    if report.sysroot and report.sysroot != "/":
+        out.append(f"{L('sysroot')}: {C.clean(report.sysroot)}")
+
+    # platform
+    system = C.dmi_text(p.dmi, "sys_vendor", "product_name")
+    cloud = p.cloud if isinstance(p.cloud, dict) else None
+    virt = _join([C.clean(p.virtualization), C.clean(p.container),
+                  _join([C.clean(cloud.get("provider")), C.clean(cloud.get("instance_type"))], " ")
+                  if cloud else ""], ", ")
+    out.append(f"{head('platform')} " + _join([
+        U(p.os_release or p.os), f"{L('kernel')} {U(p.kernel)}", U(p.machine),
+        f"{L('hostname')} {C.clean(p.hostname)}" if p.hostname else "", system, virt]))
+
+    # cpu
+    cpu_line = _join([U(c.model_name), C.clean(c.microarchitecture), C.cpu_topology(c, lang),
+                      f"{C.fmt_num(c.max_mhz)} MHz" if c.max_mhz else ""])
+    out.append(f"{head('cpu')} {cpu_line}")
+    feats = C.key_features(c)
+    if feats:
+        out.append(f"  {L('features')}: " + " ".join(C.clean(f) for f in feats))
+    caches = C.cache_text(c)
+    if caches:
+        out.append(f"  {L('caches')}: {caches}")
+
+    # memory
+    out.append(f"{head('memory')} " + _join([
+        f"{C.fmt_bytes(m.total_bytes, lang)} {L('total').lower()}",
+        f"{C.fmt_bytes(m.available_bytes, lang)} {L('available').lower()}",
+        f"{m.numa_nodes} {L('numa_nodes')}" if m.numa_nodes else ""]))
+
+    # devices
+    out.append(f"{head('devices')} {len(report.devices)}" if report.devices
+               else f"{head('devices')} {L('no_devices')}")
+    for i, d in enumerate(report.devices):
+        facts = C.device_highlights(d, lang)
+        where = _join([C.clean(d.address), C.clean(d.pci_id or d.usb_id)], " ")
+        line = (f"  [{i}] {C.word(d.kind, lang)}{' (' + L('integrated') + ')' if d.integrated else ''} "
+                f"{C.clean(d.vendor) or L('unknown')} {C.clean(d.name) or L('unknown')}"
+                + (f" @ {where}" if where else "")
+                + (f" ({', '.join(facts)})" if facts else "")
+                + (f", {L('driver').lower()} {C.clean(d.driver)}" if d.driver else "")
+                + f" — {C.word(d.readiness, lang)}")
+        out.append(line)
+        if d.readiness != "ready":
+            if d.readiness_reason:
+                out.append(f"      {L('reason')}: {C.clean(d.readiness_reason)}")
+            if d.fix:
+                out.append(f"      {L('fix')}: {C.clean(d.fix)}")
+
+    # software
+    sw = report.software
+    out.append(f"{head('software')}")
+    if sw.packages:
+        out.extend(_wrap(f"  {L('packages')}: ",
+                         [f"{C.clean(k)} {C.clean(v)}" for k, v in sorted(sw.packages.items())]))
+    if sw.toolkits:
+        out.extend(_wrap(f"  {L('toolkits')}: ",
+                         [f"{C.clean(k)} {C.clean(v) or L('unknown')}" for k, v in sorted(sw.toolkits.items())
+                          if v is not None]
+                         or [L("none")]))
+    if sw.providers:
+        out.extend(_wrap(f"  {L('providers')}: ", [C.clean(x) for x in sw.providers]))
+    if not (sw.packages or sw.toolkits or sw.providers):
+        out[-1] += f" {L('none')}"
+
+    # benchmarks
+    b = report.benchmarks
+    if isinstance(b, dict) and b:
+        out.append(head("benchmarks"))
+        if b.get("error"):
+            out.append(f"  {L('bench_error')}: {C.clean(b.get('error'))}")
+        cpu = b.get("cpu") if isinstance(b.get("cpu"), dict) else {}
+        stream = cpu.get("stream") if isinstance(cpu.get("stream"), dict) else {}
+        st = stream.get("single_thread") if isinstance(stream.get("single_thread"), dict) else {}
+        if C.num(stream.get("triad_gbps")) is not None or C.num(st.get("triad_gbps")) is not None:
+            out.append("  STREAM triad: " + _join([
+                f"{C.fmt_gbps(st.get('triad_gbps'), lang)} ({L('one_thread')})"
+                if C.num(st.get("triad_gbps")) is not None else "",
+                f"{C.fmt_gbps(stream.get('triad_gbps'), lang)} ({L('all_threads')}"
+                + (f" = {stream.get('threads')}" if stream.get("threads") else "") + ")"
+                if C.num(stream.get("triad_gbps")) is not None else ""], ", "))
+        fma = cpu.get("fma") if isinstance(cpu.get("fma"), dict) else {}
+        for prec in ("fp64", "fp32"):
+            one, many = C.num(fma.get(f"{prec}_gflops_1t")), C.num(fma.get(f"{prec}_gflops_mt"))
+            if one is not None or many is not None:
+                out.append(f"  {prec.upper()} FMA: " + _join([
+                    f"{C.fmt_gflops(one, lang)} ({L('one_thread')})" if one is not None else "",
+                    f"{C.fmt_gflops(many, lang)} ({L('all_threads')})" if many is not None else ""], ", "))
+        lat = cpu.get("latency_ns") if isinstance(cpu.get("latency_ns"), dict) else {}
+        if lat:
+            out.append("  latency: " + ", ".join(f"{C.clean(k).upper()} {C.fmt_num(v)} ns"
+                                                 for k, v in lat.items() if C.num(v) is not None))
+        for e in C.gpu_entries(b):
+            tri, fl = C.gpu_value(e, *C.GPU_TRIAD), C.gpu_value(e, *C.GPU_FP32)
+            h2d, d2h = C.gpu_value(e, "h2d_gbps"), C.gpu_value(e, "d2h_gbps")
+            figs = _join([f"triad {C.fmt_gbps(tri)}" if tri is not None else "",
+                          f"FP32 {C.fmt_gflops(fl)}" if fl is not None else "",
+                          f"H2D {C.fmt_gbps(h2d)}" if h2d is not None else "",
+                          f"D2H {C.fmt_gbps(d2h)}" if d2h is not None else "",
+                          C.clean(e.get("skipped") or e.get("error") or e.get("reason"))], ", ")
+            out.append(f"  GPU {C.clean(e.get('index'))} {C.clean(e.get('name'))}: {figs}")
+        gpu = b.get("gpu")
+        if isinstance(gpu, dict) and not C.gpu_entries(b):
+            why = gpu.get("skipped") or gpu.get("reason") or gpu.get("error")
+            if why:
+                out.append(f"  GPU: {C.clean(why)}")
+        roof = b.get("roofline") if isinstance(b.get("roofline"), dict) else {}
+        if C.num(roof.get("ridge_flops_per_byte")) is not None:
+            out.append(f"  {L('roofline')}: {C.fmt_gflops(roof.get('peak_gflops'), lang)}, "
+                       f"{C.fmt_gbps(roof.get('peak_gbps'), lang)}, ridge "
+                       f"{C.fmt_num(roof.get('ridge_flops_per_byte'))} FLOP/byte")
+
+    # routes: one verdict line each, the first reason, and the top next steps
+    if report.routes:
+        out.append(head("routes"))
+        width = min(max(len(C.route_title(r, lang)) for r in report.routes), 40)
+        for r in report.routes:
+            title = _cut(C.route_title(r, lang), 40)
+            out.append(f"  {title:<{width}}  {C.word(r.status, lang)}")
+            reason = C.clean(C.tr(r.reasons[0], lang)) if r.reasons else ""
+            if reason:
+                out.append(f"      {_cut(reason, 160)}")
+            if r.status != "ready":
+                for text in C.blocking_texts(r, lang)[:1]:
+                    fix = text.split(": ", 1)[-1]
+                    if fix[:40] not in reason:
+                        out.append(f"      {L('fix')}: {_cut(text, 160)}")
+            if r.next_steps:
+                first = C.step_text(r.next_steps[0], lang).replace(" (", " — ", 1).rstrip(")") \
+                    if C.step_title(r.next_steps[0], lang) else C.clean(r.next_steps[0])
+                rest = [C.clean(x) for x in r.next_steps[1:3]]
+                out.append(f"      {L('next_steps')}: " + "; ".join([first] + rest))
+
+    # estimates
+    if isinstance(report.estimates, dict) and report.estimates:
+        out.append(head("estimates"))
+        summary = report.estimates.get("summary")
+        if isinstance(summary, list) and summary:
+            for line in summary:
+                out.append(f"  - {C.clean(C.tr(line, lang))}")
+            if report.estimates.get("basis"):
+                out.append(f"  ({L('basis')}: {C.clean(report.estimates.get('basis'))})")
+        else:
+            kv, tables = C.estimate_tables(report.estimates, lang)
+            for k, v in kv:
+                out.append(f"  {k}: {v}")
+            for t in tables:
+                out.append(f"  {t.title}:")
+                for row in t.rows[:8]:
+                    out.append("    " + ", ".join(f"{h}={v}" for h, v in zip(t.headers or [], row) if v))
+
+    # probes
+    counts = C.probe_counts(report)
+    if report.probes:
+        out.append(f"{head('probes')} {L('probes_summary', **counts)}")
+        for pr in report.probes:
+            if pr.status in ("error", "timeout"):
+                out.append(f"  {C.word(pr.status, lang)} {C.clean(pr.name)}: {C.clean(pr.error)}")
+    return "\n".join(out) + "\n"
