@@ -1,0 +1,126 @@
+"""Names for PCI and USB ids: the system's pci.ids / usb.ids, then a small curated table.
+
+The id databases are large (pci.ids is about 1.3 MB), and a report needs the names of a
+handful of devices, so nothing is parsed or even copied: the file is memory-mapped once per
+process and root, and each lookup jumps to the vendor line with ``find`` and scans only
+that vendor's block. The curated table (``data/accelerators.json``) names accelerators that
+older id files do not know yet, and carries facts (kind, generation, memory, compute
+capability) that id files never hold.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import re
+import threading
+from functools import lru_cache
+
+PCI_IDS_PATHS = ("usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids", "usr/share/pci.ids",
+                 "usr/share/misc/hwdata/pci.ids")
+USB_IDS_PATHS = ("usr/share/misc/usb.ids", "usr/share/hwdata/usb.ids", "usr/share/usb.ids",
+                 "var/lib/usbutils/usb.ids")
+
+_NEXT_VENDOR = re.compile(rb"\n[0-9a-fA-F]{4}  ")
+_lock = threading.Lock()
+_files: dict[tuple[str, str], object] = {}
+
+
+def _ids_data(ctx, paths: tuple[str, ...]):
+    """The id database as a read-only memory map (no copy, no decode of 1.3 MB), or None."""
+    key = (str(ctx.root), paths[0])
+    with _lock:
+        if key in _files:
+            return _files[key]
+    data = None
+    for rel in paths:
+        try:
+            with open(ctx.path(rel), "rb") as f:
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            break
+        except (OSError, ValueError):
+            continue
+    with _lock:
+        _files[key] = data
+    return data
+
+
+def _line(data, start: int) -> str | None:
+    end = data.find(b"\n", start)
+    text = bytes(data[start: end if end >= 0 else len(data)]).decode("utf-8", "replace").strip()
+    return text or None
+
+
+def _lookup(data, vendor: str, device: str | None) -> tuple[str | None, str | None]:
+    """(vendor name, device name) from an id database, either possibly None."""
+    if data is None:
+        return None, None
+    tag = vendor.lower().encode("ascii", "replace") + b"  "
+    pos = 0 if data[:len(tag)] == tag else data.find(b"\n" + tag)
+    if pos < 0:
+        return None, None
+    start = pos + (0 if pos == 0 and data[:1] != b"\n" else 1)
+    vendor_name = _line(data, start + len(tag))
+    if device is None:
+        return vendor_name, None
+    nxt = _NEXT_VENDOR.search(data, start + 1)
+    end = nxt.start() if nxt else len(data)
+    dtag = b"\n\t" + device.lower().encode("ascii", "replace") + b"  "
+    dpos = data.find(dtag, start, end)
+    if dpos < 0:
+        return vendor_name, None
+    return vendor_name, _line(data, dpos + len(dtag))
+
+
+def pci_names(ctx, vendor: str, device: str | None = None) -> tuple[str | None, str | None]:
+    """Vendor and device names from the tree's pci.ids ("10de", "2330")."""
+    return _lookup(_ids_data(ctx, PCI_IDS_PATHS), vendor, device)
+
+
+def usb_names(ctx, vendor: str, product: str | None = None) -> tuple[str | None, str | None]:
+    """Vendor and product names from the tree's usb.ids ("18d1", "9302")."""
+    return _lookup(_ids_data(ctx, USB_IDS_PATHS), vendor, product)
+
+
+@lru_cache(maxsize=1)
+def curated() -> dict:
+    """The curated accelerator table shipped with accelgui (see its as_of and sources)."""
+    try:
+        # What pkgutil.get_data does, without importing pkgutil or importlib.resources (tens
+        # of milliseconds on a slow machine): the package loader reads its own data file,
+        # from a folder or a zip alike.
+        import accelgui.probes as package
+
+        spec = package.__spec__
+        base = os.path.dirname(spec.origin)
+        data = json.loads(spec.loader.get_data(os.path.join(base, "data", "accelerators.json")))
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {"vendors": {}, "devices": {}, "usb_devices": {}}
+    # Normalise the lists into sets once, for the classifier's many membership tests.
+    for key in ("not_compute_display", "gpu_vendors", "fpga_vendors", "vf_ids",
+                "amd_apu_gpu_ids"):
+        data[key] = frozenset(x.lower() for x in data.get(key, ()))
+    return data
+
+
+def curated_device(vendor: str, device: str) -> dict | None:
+    return curated().get("devices", {}).get(f"{vendor}:{device}".lower())
+
+
+def vendor_info(vendor: str) -> dict | None:
+    return curated().get("vendors", {}).get(vendor.lower())
+
+
+_BRACKET = re.compile(r"\[([^\[\]]+)\]\s*$")
+
+
+def pretty_name(vendor_display: str | None, raw: str | None) -> str | None:
+    """"GH100 [H100 SXM5 80GB]" -> "NVIDIA H100 SXM5 80GB"; keeps names without brackets."""
+    if not raw:
+        return None
+    m = _BRACKET.search(raw)
+    name = m.group(1).strip() if m else raw.strip()
+    if vendor_display and not name.lower().startswith(vendor_display.lower()):
+        name = f"{vendor_display} {name}"
+    return name

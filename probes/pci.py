@@ -1,0 +1,191 @@
+"""PCI functions that may be accelerators, read from ``sys/bus/pci/devices``.
+
+On a running system each entry is a symlink into ``sys/devices/pci0000:00/...``; a recorded
+tree may hold plain directories instead. Both read the same through the context. Every
+function costs three small reads (vendor, device, class); only the candidates the
+classifier keeps are read further (link speed, NUMA node, driver, device nodes).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from accelgui.probes.context import ProbeContext
+
+PCI_ADDRESS = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+_GTS = re.compile(r"([0-9.]+)\s*GT/s")
+_GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6, 128.0: 7}
+
+# Class folders a driver creates under the PCI device, and where udev puts their nodes.
+_CHILD_NODE_DIRS = {
+    "drm": "dev/dri/{}",
+    "accel": "dev/accel/{}",
+    "misc": "dev/{}",
+    "apex": "dev/{}",
+    "hailo_chardev": "dev/{}",
+    "tenstorrent": "dev/{}",
+    "habanalabs": "dev/{}",
+    "neuron_device": "dev/{}",
+    "xclmgmt": "dev/{}",
+}
+
+
+def _hex(ctx: ProbeContext, rel: str) -> str | None:
+    line = ctx.read_line(rel)
+    if not line:
+        return None
+    line = line.lower()
+    return line[2:] if line.startswith("0x") else line
+
+
+def _link(ctx: ProbeContext, base: str, which: str) -> tuple[float | None, int | None]:
+    speed = ctx.read_line(f"{base}/{which}_link_speed")
+    width = ctx.read_int(f"{base}/{which}_link_width")
+    gts = None
+    if speed:
+        m = _GTS.search(speed)
+        if m:
+            try:
+                gts = float(m.group(1))
+            except ValueError:
+                gts = None
+    if width is not None and width <= 0:
+        width = None
+    return gts, width
+
+
+def child_nodes(ctx: ProbeContext, base: str) -> list[str]:
+    """Device nodes (relative paths under the root) the drivers created for this function."""
+    nodes = []
+    for cls, template in _CHILD_NODE_DIRS.items():
+        for name in ctx.listdir(f"{base}/{cls}"):
+            if cls == "drm" and not name.startswith("renderD"):
+                continue
+            nodes.append(template.format(name.replace("!", "/")))
+    return nodes
+
+
+def uevent(ctx: ProbeContext, base: str) -> dict[str, str]:
+    fields = {}
+    for line in (ctx.read_text(f"{base}/uevent") or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+def driver_of(ctx: ProbeContext, base: str, cheap: bool = False) -> str | None:
+    """The bound driver: the ``driver`` link, else ``DRIVER=`` in ``uevent`` (a tree copied
+    with links dereferenced has a plain ``driver`` folder). ``cheap``: read uevent only when
+    a ``driver`` entry exists (for the many functions that are not accelerators)."""
+    link = ctx.readlink(f"{base}/driver")
+    if link:
+        return link
+    if cheap and not ctx.exists(f"{base}/driver"):
+        return None
+    return uevent(ctx, base).get("DRIVER") or None
+
+
+def _base(ctx: ProbeContext, root: str, addr: str) -> str:
+    """Folder of a function; an absolute link in a recorded tree is re-rooted into the tree."""
+    try:
+        target = os.readlink(ctx.path(f"{root}/{addr}"))
+    except (OSError, ValueError):
+        return f"{root}/{addr}"
+    return target.lstrip("/") if target.startswith("/") else f"{root}/{addr}"
+
+
+def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: str,
+                  base: str | None = None, driver: str | None = None) -> dict:
+    base = base or f"sys/bus/pci/devices/{addr}"
+    cur_gts, cur_width = _link(ctx, base, "current")
+    max_gts, max_width = _link(ctx, base, "max")
+    numa = ctx.read_int(f"{base}/numa_node")
+    rec = {
+        "address": addr.lower(),
+        "vendor_id": vendor,
+        "device_id": device,
+        "class": cls,
+        "subsystem_vendor_id": _hex(ctx, f"{base}/subsystem_vendor"),
+        "subsystem_device_id": _hex(ctx, f"{base}/subsystem_device"),
+        "revision": _hex(ctx, f"{base}/revision"),
+        "driver": driver or driver_of(ctx, base),
+        "numa_node": numa if numa is not None and numa >= 0 else None,
+        "pcie": {
+            "current_gts": cur_gts, "current_gen": _GEN_BY_GTS.get(cur_gts) if cur_gts else None,
+            "current_width": cur_width,
+            "max_gts": max_gts, "max_gen": _GEN_BY_GTS.get(max_gts) if max_gts else None,
+            "max_width": max_width,
+        },
+        "is_vf": ctx.exists(f"{base}/physfn"),
+        "sriov_numvfs": ctx.read_int(f"{base}/sriov_numvfs"),
+        "iommu_group": ctx.readlink(f"{base}/iommu_group"),
+        "boot_vga": ctx.read_int(f"{base}/boot_vga"),
+        "sysfs_nodes": child_nodes(ctx, base),
+        "drm_card": next((n for n in ctx.listdir(f"{base}/drm") if n.startswith("card")
+                          and "-" not in n), None),
+    }
+    if rec["driver"] == "amdgpu":
+        rec["vram_total_bytes"] = ctx.read_int(f"{base}/mem_info_vram_total")
+        rec["product_name"] = ctx.read_line(f"{base}/product_name")
+    if rec["driver"] == "nvidia":
+        info = ctx.read_text(f"proc/driver/nvidia/gpus/{addr}/information") or ""
+        m = re.search(r"^Device Minor:\s*(\d+)", info, re.M)
+        rec["nvidia_minor"] = int(m.group(1)) if m else None
+    return rec
+
+
+def probe(ctx: ProbeContext) -> dict:
+    from accelgui.probes import ids, inventory
+
+    root = "sys/bus/pci/devices"
+    addrs = [a for a in ctx.listdir(root) if PCI_ADDRESS.match(a)]
+    if not addrs:
+        return {"_status": "absent", "_reason": "no PCI bus in sysfs (sys/bus/pci/devices)",
+                "pci_functions": [], "pci_meta": _meta(ctx, 0)}
+    # Whatever has a compute-accelerator node is an accelerator, known id or not.
+    accel_parents = set()
+    for name in ctx.listdir("sys/class/accel"):
+        real = ctx.realpath(f"sys/class/accel/{name}/device")
+        if real:
+            accel_parents.add(os.path.basename(real).lower())
+    found = []
+    for addr in addrs:
+        base = _base(ctx, root, addr)
+        vendor = _hex(ctx, f"{base}/vendor")
+        device = _hex(ctx, f"{base}/device")
+        cls = _hex(ctx, f"{base}/class")
+        if not vendor or not device or cls is None:
+            ev = uevent(ctx, base)          # a tree that recorded only uevent
+            pci_id = ev.get("PCI_ID", "").lower().split(":")
+            if len(pci_id) == 2:
+                vendor, device = vendor or pci_id[0], device or pci_id[1]
+            cls = cls if cls is not None else (ev.get("PCI_CLASS", "").lower().zfill(6) or None)
+        if not vendor or not device:
+            continue
+        vendor, device = vendor.zfill(4), device.zfill(4)
+        verdict = inventory.classify_pci(vendor, device, cls or "")
+        driver = None
+        if verdict is None:
+            # An id no table knows yet, bound to an accelerator driver, is still one.
+            driver = driver_of(ctx, base, cheap=True)
+            verdict = inventory.classify_by_driver(vendor, device, driver)
+            if verdict is None and addr.lower() in accel_parents:
+                verdict = {"kind": "accelerator", "vendor": (ids.vendor_info(vendor) or {}).get("id"),
+                           "family": "generic", "curated": None}
+            if verdict is None:
+                continue
+        rec = read_function(ctx, addr, vendor, device, cls or "", base=base, driver=driver)
+        if verdict.get("family") == "generic":
+            verdict = inventory.refine_by_driver(verdict, rec.get("driver"))
+        rec.update(verdict)
+        rec["pci_ids_vendor"], rec["pci_ids_device"] = ids.pci_names(ctx, vendor, device)
+        inventory.check_nodes(ctx, rec)
+        found.append(rec)
+    return {"pci_functions": found, "pci_meta": _meta(ctx, len(addrs))}
+
+
+def _meta(ctx: ProbeContext, count: int) -> dict:
+    return {"functions_scanned": count, "live": ctx.live, "dev_recorded": ctx.is_dir("dev"),
+            "root": os.path.abspath(ctx.root)}

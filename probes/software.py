@@ -1,0 +1,427 @@
+"""What can drive the accelerators: Python packages, toolkits, compilers, back ends.
+
+* Packages are read from distribution metadata, never imported. Listing each ``sys.path``
+  folder once and reading versions from the ``name-version.dist-info`` folder names costs
+  well under a millisecond; asking ``importlib.metadata.version`` for some 70 names would
+  scan every path entry 70 times. Under ``--sysroot`` the packages are unknown (``{}``):
+  the interpreter running accelgui says nothing about another machine's tree.
+* Toolkits come from files under the root, so they work for recorded trees too: CUDA's
+  ``version.json``, ROCm's ``.info/version``, XRT's ``version.json``, libraries such as
+  ``libcuda.so.1``, ``libedgetpu.so.1``, ``libze_intel_npu.so``, ``librknnrt.so``.
+* Compilers on ``PATH`` are looked up only on the live system, without running them;
+  ``--deep`` runs ``--version``.
+* Back ends (``providers``) are only confirmed with ``--deep``: ONNX Runtime providers by
+  running a one-node model on each, OpenVINO's ``available_devices``, torch's cuda/xpu/mps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+
+from accelgui.probes.context import ProbeContext
+
+PACKAGES = (
+    "torch", "torchvision", "torchaudio", "tensorflow", "tensorflow-cpu", "tensorflow-gpu",
+    "tf-nightly", "keras", "jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt",
+    "jax-cuda13-plugin", "jax-cuda13-pjrt", "libtpu", "libtpu-nightly", "onnx", "onnxruntime",
+    "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino", "onnxruntime-qnn",
+    "onnxruntime-rocm", "onnxruntime-vitisai", "openvino", "openvino-dev", "numba",
+    "numba-cuda", "llvmlite", "cupy", "cupy-cuda11x", "cupy-cuda12x", "cupy-cuda13x",
+    "tensorrt", "tensorrt-cu12", "deepspeed", "vllm", "triton", "pytorch-triton-rocm",
+    "pycoral", "tflite-runtime", "ai-edge-litert", "intel-npu-acceleration-library",
+    "intel-extension-for-pytorch", "nvidia-ml-py", "pynvml", "pyopencl", "pycuda", "xformers",
+    "llama-cpp-python", "optimum", "optimum-intel", "transformers", "accelerate",
+    "bitsandbytes", "flash-attn", "torch-xla", "torch-neuronx", "torch-neuron", "neuronx-cc",
+    "jax-neuronx", "libneuronxla", "habana-torch-plugin", "rknn-toolkit-lite2",
+    "rknn-toolkit2", "hailort", "tt-smi", "ttnn", "pyluwen", "nvidia-cuda-runtime-cu12",
+    "nvidia-cudnn-cu12", "nvidia-nccl-cu12", "ryzen-ai", "numpy", "scipy", "scikit-learn",
+    "pandas", "opencv-python", "opencv-python-headless", "mlx",
+)
+
+LIB_DIRS = (
+    "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "usr/lib",
+    "usr/local/lib", "usr/lib/wsl/lib", "usr/lib/aarch64-linux-gnu/tegra",
+    "usr/lib/aarch64-linux-gnu/nvidia", "usr/lib/arm-linux-gnueabihf",
+    "usr/lib/x86_64-linux-gnu/nvidia/current", "usr/lib64/nvidia",
+)
+
+# toolkit name -> library name prefixes; the version (when any) comes from "lib.so.X.Y.Z".
+LIBRARIES = {
+    "cuda_driver_lib": ("libcuda.so",),
+    "libedgetpu": ("libedgetpu.so",),
+    "level_zero": ("libze_loader.so",),
+    "intel_gpu_compute": ("libze_intel_gpu.so", "libigdrcl.so"),
+    "intel_npu_driver": ("libze_intel_npu.so", "libze_intel_vpu.so", "libnpu_driver_compiler.so"),
+    "hailort": ("libhailort.so",),
+    "opae": ("libopae-c.so",),
+    "rknn_runtime": ("librknnrt.so",),
+    "tensorrt": ("libnvinfer.so",),
+    "cudnn": ("libcudnn.so",),
+    "nccl": ("libnccl.so",),
+    "openvino": ("libopenvino.so",),
+    "synapseai": ("libSynapse.so",),
+}
+
+_ALL_PREFIXES = tuple(p for prefixes in LIBRARIES.values() for p in prefixes)
+
+COMPILERS = ("nvcc", "hipcc", "icpx", "dpcpp", "nvc++", "clang", "gcc", "g++")
+
+_NORMALISE = re.compile(r"[-_.]+")
+_SO_VERSION = re.compile(r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$")   # X.Y.Z, not a bare soname
+
+
+def _norm(name: str) -> str:
+    return _NORMALISE.sub("-", name).lower()
+
+
+# ---------------------------------------------------------------------------------------
+# packages
+# ---------------------------------------------------------------------------------------
+
+def installed_packages(names=PACKAGES, path=None) -> dict[str, str]:
+    """{name: version} for the given distributions found on ``path`` (default sys.path)."""
+    wanted = {_norm(n): n for n in names}
+    found: dict[str, str] = {}
+    for entry in (sys.path if path is None else path):
+        try:
+            listing = os.listdir(entry or ".")
+        except (OSError, TypeError):
+            continue
+        for item in listing:
+            if item.endswith(".dist-info"):
+                dist, _, version = item[:-10].rpartition("-")
+            elif item.endswith(".egg-info"):
+                parts = item[:-9].split("-")
+                dist, version = parts[0], (parts[1] if len(parts) > 1 else "")
+            else:
+                continue
+            key = _norm(dist)
+            if key in wanted and wanted[key] not in found:
+                version = version or _metadata_version(wanted[key])
+                if version:
+                    found[wanted[key]] = version
+    return dict(sorted(found.items()))
+
+
+def _metadata_version(name: str) -> str | None:
+    try:
+        from importlib import metadata
+
+        return metadata.version(name)
+    except Exception:  # noqa: BLE001 - a broken distribution must not break the probe
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# toolkits from files
+# ---------------------------------------------------------------------------------------
+
+def _json(ctx: ProbeContext, rel: str) -> dict | None:
+    text = ctx.read_text(rel)
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _version_key(text: str):
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:4])
+
+
+def _cuda_toolkit(ctx: ProbeContext) -> tuple[bool, str | None]:
+    candidates = ["usr/local/cuda"] + sorted(
+        (f"usr/local/{d}" for d in ctx.listdir("usr/local") if re.match(r"^cuda-\d", d)),
+        key=_version_key, reverse=True)
+    for base in candidates:
+        data = _json(ctx, f"{base}/version.json")
+        if data:
+            version = (data.get("cuda") or {}).get("version") or \
+                (data.get("cuda_cudart") or {}).get("version")
+            return True, version
+        line = ctx.read_line(f"{base}/version.txt")
+        if line:
+            m = re.search(r"(\d+\.\d+(?:\.\d+)?)", line)
+            return True, m.group(1) if m else None
+        for item in ctx.listdir(f"{base}/dist-info"):      # toolkits assembled from wheels
+            m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item)
+            if m:
+                return True, m.group(1)
+        if ctx.exists(f"{base}/bin/nvcc") or ctx.is_dir(f"{base}/lib64"):
+            m = re.search(r"cuda-(\d+\.\d+)", f"{base}/{ctx.readlink(base) or ''}")
+            return True, m.group(1) if m else None
+    return False, None
+
+
+def _rocm(ctx: ProbeContext) -> tuple[bool, str | None]:
+    bases = ["opt/rocm"] + sorted((f"opt/{d}" for d in ctx.listdir("opt")
+                                   if re.match(r"^rocm-\d", d)), key=_version_key, reverse=True)
+    for base in bases:
+        line = ctx.read_line(f"{base}/.info/version") or ctx.read_line(f"{base}/.info/version-dev")
+        if line:
+            m = re.match(r"(\d+\.\d+(?:\.\d+)?)", line)
+            return True, m.group(1) if m else line
+        if ctx.exists(f"{base}/bin/hipcc") or ctx.exists(f"{base}/lib/libamdhip64.so"):
+            m = re.search(r"rocm-(\d+\.\d+(?:\.\d+)?)", base)
+            return True, m.group(1) if m else None
+    return False, None
+
+
+def _nvidia_driver(ctx: ProbeContext) -> str | None:
+    text = ctx.read_text("proc/driver/nvidia/version") or ""
+    m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", text)
+    return m.group(1) if m else ctx.read_line("sys/module/nvidia/version")
+
+
+def _libraries(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
+    """Toolkits recognised by their libraries, and whether the tree holds libraries at all."""
+    found: dict[str, str | None] = {}
+    any_dir = False
+    for rel in LIB_DIRS:
+        listing = ctx.listdir(rel)
+        if not listing:
+            continue
+        any_dir = True
+        for name in listing:
+            if not name.startswith(_ALL_PREFIXES):
+                continue
+            for toolkit, prefixes in LIBRARIES.items():
+                if not name.startswith(prefixes):
+                    continue
+                m = _SO_VERSION.search(name)
+                version = m.group(1) if m else None
+                old = found.get(toolkit)
+                if toolkit not in found or (version and (not old or
+                                                          _version_key(version) > _version_key(old))):
+                    found[toolkit] = version
+    return found, any_dir
+
+
+def _site_dirs(ctx: ProbeContext) -> list[str]:
+    """System Python package folders under the root (for runtimes shipped only as wheels)."""
+    out = []
+    for base in ("usr/lib", "usr/local/lib", "usr/lib64", "opt/conda/lib"):
+        for name in ctx.listdir(base):
+            if name.startswith("python3"):
+                for leaf in ("site-packages", "dist-packages"):
+                    if ctx.is_dir(f"{base}/{name}/{leaf}"):
+                        out.append(f"{base}/{name}/{leaf}")
+    if ctx.is_dir("usr/lib/python3/dist-packages"):
+        out.append("usr/lib/python3/dist-packages")
+    return out
+
+
+def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
+    kits, libs_recorded = _libraries(ctx)
+    ok, version = _cuda_toolkit(ctx)
+    if ok:
+        kits["cuda_toolkit"] = version
+    driver = _nvidia_driver(ctx)
+    if driver:
+        kits["nvidia_driver"] = driver
+    ok, version = _rocm(ctx)
+    if ok:
+        kits["rocm"] = version
+    xrt = _json(ctx, "opt/xilinx/xrt/version.json")
+    if xrt is not None or ctx.is_dir("opt/xilinx/xrt"):
+        kits["xrt"] = (xrt or {}).get("BUILD_VERSION")
+        for lib in ("lib", "lib64"):
+            if any(n.startswith("libxrt_driver_xdna.so") for n in ctx.listdir(f"opt/xilinx/xrt/{lib}")):
+                kits["xrt_xdna_plugin"] = kits["xrt"]
+    ov_dirs = sorted((d for d in ctx.listdir("opt/intel") if d.startswith("openvino")),
+                     key=_version_key, reverse=True)
+    if ov_dirs:
+        m = re.search(r"(\d{4}\.\d+(?:\.\d+)?)", ov_dirs[0])
+        kits["openvino"] = m.group(1) if m else kits.get("openvino")
+    if ctx.exists("opt/aws/neuron/bin/neuron-ls") or ctx.is_dir("opt/aws/neuron/lib"):
+        kits["neuron"] = None
+    if ctx.is_dir("usr/lib/habanalabs") or ctx.exists("usr/bin/hl-smi"):
+        kits.setdefault("synapseai", None)
+    if ctx.is_dir("opt/qti-aic"):
+        kits["qaic"] = None
+    if ctx.is_dir("opt/intel/oneapi"):
+        versions = [d for d in ctx.listdir("opt/intel/oneapi/compiler") if re.match(r"^\d", d)]
+        kits["oneapi"] = max(versions, key=_version_key) if versions else None
+    for base in ("tools/Xilinx/Vitis", "opt/Xilinx/Vitis", "opt/xilinx/Vitis"):
+        versions = [d for d in ctx.listdir(base) if re.match(r"^\d{4}\.\d", d)]
+        if versions:
+            kits["vitis"] = max(versions, key=_version_key)
+            break
+    for site in _site_dirs(ctx):
+        if ctx.is_dir(f"{site}/libtpu"):
+            kits["libtpu"] = None
+            break
+    l4t = ctx.read_line("etc/nv_tegra_release")
+    if l4t:
+        m = re.search(r"R(\d+).*REVISION:\s*([\d.]+)", l4t)
+        kits["l4t"] = f"{m.group(1)}.{m.group(2)}" if m else None
+    if any(ctx.is_dir(d) for d in ("opt/xilinx", "opt/rocm", "opt/intel", "usr/local/cuda")):
+        libs_recorded = True
+    return dict(sorted(kits.items())), libs_recorded
+
+
+# ---------------------------------------------------------------------------------------
+# compilers (live only)
+# ---------------------------------------------------------------------------------------
+
+def compilers(ctx: ProbeContext, kits: dict) -> dict[str, str | None]:
+    path = ctx.env.get("PATH", os.defpath)
+    out: dict[str, str | None] = {}
+    for name in COMPILERS:
+        where = shutil.which(name, path=path)
+        if not where:
+            continue
+        version = None
+        if name == "nvcc":
+            data = _json(ProbeContext(root="/"), os.path.join(
+                os.path.dirname(os.path.dirname(os.path.realpath(where))), "version.json").lstrip("/"))
+            version = ((data or {}).get("cuda") or {}).get("version") or kits.get("cuda_toolkit")
+        elif name == "hipcc":
+            version = kits.get("rocm")
+        elif ctx.deep:
+            version = _run_version(where)
+        out[name] = version
+    return out
+
+
+def _run_version(exe: str) -> str | None:
+    import subprocess
+
+    try:
+        res = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=3)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+\.\d+(?:\.\d+)?)", res.stdout or res.stderr or "")
+    return m.group(1) if m else None
+
+
+# ---------------------------------------------------------------------------------------
+# back ends (--deep only)
+# ---------------------------------------------------------------------------------------
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, value) -> bytes:
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def identity_onnx_model() -> bytes:
+    """A one-node ONNX model (float[1] -> Identity -> float[1]), serialised by hand so that
+    confirming ONNX Runtime providers does not need the onnx package."""
+    dim = _field(1, _field(1, 1))                               # TensorShapeProto.dim{dim_value:1}
+    tensor_type = _field(1, 1) + _field(2, dim)                 # elem_type FLOAT, shape
+    type_proto = _field(1, tensor_type)                         # TypeProto.tensor_type
+    x = _field(1, "x") + _field(2, type_proto)
+    y = _field(1, "y") + _field(2, type_proto)
+    node = _field(1, "x") + _field(2, "y") + _field(4, "Identity")
+    graph = _field(1, node) + _field(2, "g") + _field(11, x) + _field(12, y)
+    opset = _field(1, "") + _field(2, 13)
+    return _field(1, 7) + _field(8, opset) + _field(7, graph)   # ir_version 7
+
+
+def _onnxruntime_providers(out: list, notes: list) -> None:
+    try:
+        import numpy as np
+        import onnxruntime as ort
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"onnxruntime not usable: {type(exc).__name__}")
+        return
+    model = identity_onnx_model()
+    for provider in ort.get_available_providers():
+        try:
+            options = ort.SessionOptions()
+            options.log_severity_level = 4
+            sess = ort.InferenceSession(model, options, providers=[provider])
+            if sess.get_providers()[:1] != [provider]:
+                continue
+            sess.run(None, {"x": np.ones(1, dtype=np.float32)})
+            out.append(f"onnxruntime:{provider}")
+        except Exception:  # noqa: BLE001 - a provider that fails is simply not usable
+            continue
+
+
+def _openvino_devices(out: list, notes: list) -> None:
+    try:
+        import openvino as ov
+
+        for dev in ov.Core().available_devices:
+            out.append(f"openvino:{dev}")
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"openvino not usable: {type(exc).__name__}")
+
+
+def _torch_devices(out: list, notes: list) -> None:
+    try:
+        import torch
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"torch not usable: {type(exc).__name__}")
+        return
+    try:
+        if torch.cuda.is_available():
+            out.append("torch:rocm" if getattr(torch.version, "hip", None) else "torch:cuda")
+        if hasattr(torch, "xpu") and torch.xpu.is_available():
+            out.append("torch:xpu")
+        if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+            out.append("torch:mps")
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"torch device query failed: {type(exc).__name__}")
+
+
+def providers(packages: dict, budget_s: float = 3.5) -> tuple[list[str], list[str]]:
+    """Confirm back ends in a worker thread, giving up after ``budget_s`` seconds."""
+    out: list[str] = []
+    notes: list[str] = []
+    checks = []
+    if any(p.startswith("onnxruntime") for p in packages):
+        checks.append(_onnxruntime_providers)
+    if "openvino" in packages:
+        checks.append(_openvino_devices)
+    if "torch" in packages:
+        checks.append(_torch_devices)
+
+    def work():
+        for check in checks:
+            check(out, notes)
+
+    worker = threading.Thread(target=work, name="software-deep", daemon=True)
+    worker.start()
+    worker.join(budget_s)
+    if worker.is_alive():
+        notes.append(f"back-end checks stopped after {budget_s:g} s")
+    return list(out), notes
+
+
+# ---------------------------------------------------------------------------------------
+
+def probe(ctx: ProbeContext) -> dict:
+    kits, libs_recorded = toolkits(ctx)
+    software = {"packages": {}, "toolkits": kits, "providers": [], "compilers": {}}
+    meta = {"live": ctx.live, "libs_recorded": libs_recorded, "packages_known": ctx.live}
+    if ctx.live:
+        software["packages"] = installed_packages()
+        software["compilers"] = compilers(ctx, kits)
+        if ctx.deep:
+            found, notes = providers(software["packages"])
+            software["providers"] = found
+            meta["provider_notes"] = notes
+    return {"software": software, "software_meta": meta}
