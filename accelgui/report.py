@@ -98,6 +98,7 @@ class Software:
     toolkits: dict = field(default_factory=dict)
     providers: list = field(default_factory=list)
     compilers: dict = field(default_factory=dict)
+    packages_known: bool = True     # False for a recorded tree: its Python packages are unknown
 
 
 @dataclass(frozen=True)

@@ -415,7 +415,8 @@ def providers(packages: dict, budget_s: float = 3.5) -> tuple[list[str], list[st
 
 def probe(ctx: ProbeContext) -> dict:
     kits, libs_recorded = toolkits(ctx)
-    software = {"packages": {}, "toolkits": kits, "providers": [], "compilers": {}}
+    software = {"packages": {}, "toolkits": kits, "providers": [], "compilers": {},
+                "packages_known": ctx.live}
     meta = {"live": ctx.live, "libs_recorded": libs_recorded, "packages_known": ctx.live}
     if ctx.live:
         software["packages"] = installed_packages()

@@ -1,0 +1,752 @@
+"""The advisor: which learning routes this machine supports, what to learn next, and what it
+can run. Pure functions of (report, knowledge base, learner progress): no I/O, no /sys.
+
+Route status, from the route's requirements (SPEC.md, RULE language in accelgui.rules):
+
+  ready        every requirement, required and recommended, is met
+  partial      every required one is met, some recommended one is not (a runtime to install)
+  remote       some required one is not met, and every unmet required one has a fallback of
+               cloud, emulation or simulation: follow the route on rented or simulated hardware
+  unavailable  an unmet required one has fallback "none"
+
+Unknown (a rule that evaluates to None: a benchmark that was not run, a figure the probes
+could not read) counts as *not met*, and the reason says it is unknown and how to find out:
+claiming a route is ready on evidence we do not have would send a learner to a dead end,
+while a "remote" or "partial" verdict that names the missing fact costs them one command
+(``--bench``, installing a driver) to correct. The one exception is the strongest verdict:
+"unavailable" needs a required requirement that is definitely not met (False) with fallback
+"none". A required one that is merely unknown and has no fallback (a CPU whose architecture
+the probes could not read) gives "partial", never "unavailable". A *recommended* one that is
+unknown (the Python packages of a recorded tree, a benchmark not run) does not lower a
+verdict: the reasons name it, and "partial" is kept for something known to be missing.
+
+Next steps per route (at most ``MAX_STEPS``): steps not done; a step comes after its
+prerequisites (an undone prerequisite from another route is listed just before the step that
+needs it); among the steps whose prerequisites are satisfied, those this machine can run
+locally (all their "needs" met) come first, then by level, then by their order in the route.
+"""
+
+from __future__ import annotations
+
+import re
+
+from accelgui import rules
+from accelgui.report import RouteAssessment
+
+__all__ = ["assess", "estimates", "overall_next_steps", "requirement_results", "MAX_STEPS",
+           "MODEL_SIZES", "QUANTS", "llm_row", "kv_cache_bytes", "weights_bytes",
+           "decode_tokens_per_s", "prefill_tokens_per_s"]
+
+MAX_STEPS = 5
+LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
+STATUS_RANK = {"ready": 0, "partial": 1, "remote": 2, "unavailable": 3}
+
+
+def _tr(obj, lang: str) -> str:
+    try:
+        from accelgui.knowledge import tr
+    except ImportError:  # pragma: no cover - the knowledge package ships with accelgui
+        tr = None
+    if tr is not None:
+        return tr(obj, lang)
+    if isinstance(obj, dict):
+        return obj.get(lang) or obj.get("en") or ""
+    return "" if obj is None else str(obj)
+
+
+def _as_dict(report) -> dict:
+    if hasattr(report, "to_dict"):
+        return report.to_dict()
+    return dict(report or {})
+
+
+def _first_sentence(text: str) -> str:
+    text = (text or "").strip()
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])|(?<=[。！？])", text)
+    return text[:m.start()].strip() if m else text
+
+
+# --------------------------------------------------------------------------- requirements
+
+def requirement_results(report, kb, lang: str = "en") -> dict:
+    """{requirement id: (True|False|None, facts, requirement dict, error or None)} for every
+    requirement of every route."""
+    rd = _as_dict(report)
+    out: dict = {}
+    for route in kb.routes.values():
+        for req in route.get("requirements", []):
+            try:
+                value, facts = rules.evaluate(req.get("rule"), rd, lang)
+                error = None
+            except rules.KnowledgeRuleError as exc:
+                value, error = None, str(exc)
+                facts = [rules.Fact(f"knowledge file error in requirement {req.get('id')}: {exc}",
+                                    "unknown")]
+            out[req.get("id")] = (value, facts, req, error)
+    return out
+
+
+def _status(reqs: list, results: dict) -> str:
+    required = [r for r in reqs if r.get("level") == "required"]
+    failed = [r for r in required if results[r["id"]][0] is False]
+    unknown = [r for r in required if results[r["id"]][0] is None]
+    if any(r.get("fallback", "none") == "none" for r in failed):
+        return "unavailable"
+    if failed or any(r.get("fallback", "none") != "none" for r in unknown):
+        return "remote"
+    if unknown:
+        # only unknowns without a remote way: "unavailable" would need evidence we lack
+        return "partial"
+    if any(results[r["id"]][0] is False for r in reqs if r.get("level") != "required"):
+        return "partial"
+    return "ready"
+
+
+MAX_FACTS = 3          # per reason line; blocking[].facts keeps them all
+_MORE = {"en": "{n} more", "zh": "另有 {n} 项"}
+_UNKNOWN_NOTE = {"en": "unknown, counted as not met", "zh": "未知，按未满足处理"}
+_UNKNOWN_RECOMMENDED = {"en": "unknown, check it yourself", "zh": "未知，请自行确认"}
+
+
+def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
+    def line(req):
+        value, facts, _, _ = results[req["id"]]
+        shown = [str(f) for f in facts[:MAX_FACTS]]
+        if len(facts) > MAX_FACTS:
+            shown.append(_MORE.get(lang, _MORE["en"]).format(n=len(facts) - MAX_FACTS))
+        zh = lang == "zh"
+        sep, colon = ("；", "：") if zh else ("; ", ": ")
+        text = sep.join(shown) or _tr(req.get("label"), lang)
+        if value is True:
+            return text
+        fix = _first_sentence(_tr(req.get("fix"), lang))
+        if value is None:
+            notes = _UNKNOWN_NOTE if req.get("level") == "required" else _UNKNOWN_RECOMMENDED
+            note = notes.get(lang, notes["en"])
+            text = f"{text}（{note}）" if zh else f"{text} ({note})"
+        return f"{text}{colon}{fix}" if fix else text
+
+    required = [r for r in reqs if r.get("level") == "required"]
+    recommended = [r for r in reqs if r.get("level") != "required"]
+    ordered = ([r for r in required if results[r["id"]][0] is not True]
+               + [r for r in required if results[r["id"]][0] is True]
+               + [r for r in recommended if results[r["id"]][0] is not True]
+               + [r for r in recommended if results[r["id"]][0] is True])
+    out: list[str] = []
+    cited: set = set()
+    for req in ordered:
+        value, facts = results[req["id"]][0], results[req["id"]][1]
+        keys = {(value is True, str(f)) for f in facts}
+        if keys and keys <= cited:
+            continue            # the same evidence is already on the list (blocking has the fix)
+        cited |= keys
+        text = line(req)
+        if text and text not in out:
+            out.append(text)
+    return out
+
+
+def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
+    out = []
+    for req in reqs:
+        value, facts, _, error = results[req["id"]]
+        if value is True:
+            continue
+        out.append({
+            "requirement": req["id"],
+            "level": req.get("level"),
+            "label": _tr(req.get("label"), lang),
+            "fix": _tr(req.get("fix"), lang),
+            "fallback": req.get("fallback", "none"),
+            "state": "unknown" if value is None else "unmet",
+            "facts": [str(f) for f in facts],
+            **({"error": error} if error else {}),
+        })
+    return out
+
+
+# --------------------------------------------------------------------------- next steps
+
+def _runs_locally(step: dict, results: dict) -> bool:
+    return all(results.get(n, (None,))[0] is True for n in step.get("needs") or [])
+
+
+def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> list[str]:
+    steps = [s for s in route.get("steps", []) if isinstance(s, dict) and s.get("id")]
+    index = {s["id"]: i for i, s in enumerate(steps)}
+    pending = [s for s in steps if s["id"] not in done]
+    scheduled = set(done)
+    listed: list[str] = []
+
+    def prereqs(step):
+        return [p for p in step.get("prerequisites") or [] if p in kb.steps or p in index]
+
+    def chain(step, seen=None):
+        """Undone prerequisites from other routes, deepest first (topological)."""
+        seen = set() if seen is None else seen
+        out = []
+        for p in prereqs(step):
+            if p in scheduled or p in index or p in seen:
+                continue
+            seen.add(p)
+            out.extend(chain(kb.steps[p], seen))
+            out.append(p)
+        return out
+
+    def key(step):
+        return (0 if _runs_locally(step, results) else 1,
+                LEVEL_RANK.get(step.get("level"), 3), index[step["id"]])
+
+    while pending and len(listed) < cap:
+        available = [s for s in pending
+                     if all(p in scheduled or p not in index for p in prereqs(s))]
+        best = min(available or pending, key=key)       # `or pending`: a cycle never hangs us
+        before = [p for p in chain(best) if p not in scheduled]
+        if len(listed) + len(before) >= cap and listed:
+            # no room for the step after its prerequisites: list what fits, in order
+            for p in before[:cap - len(listed)]:
+                listed.append(p)
+                scheduled.add(p)
+            break
+        for p in before:
+            listed.append(p)
+            scheduled.add(p)
+        if len(listed) >= cap:
+            break
+        listed.append(best["id"])
+        scheduled.add(best["id"])
+        pending.remove(best)
+    return listed[:cap]
+
+
+def overall_next_steps(assessments: list, kb=None, n: int = 5) -> list[str]:
+    """Top ``n`` steps over all routes, for an overview.
+
+    Steps of routes that are ready here come first, then partial, remote, unavailable. With
+    the knowledge base, steps are then ranked by level and by how many other steps build on
+    them (foundations first: the CPU route's basics before a niche route's), always after
+    their own prerequisites; without it, round robin over the routes of a tier."""
+    tier_of: dict = {}
+    pos_of: dict = {}
+    for r_index, a in enumerate(assessments):
+        tier = STATUS_RANK.get(a.status, 9)
+        for i, sid in enumerate(a.next_steps):
+            if sid not in tier_of or (tier, r_index, i) < (tier_of[sid], *pos_of[sid]):
+                tier_of[sid] = tier
+                pos_of[sid] = (r_index, i)
+    if not tier_of:
+        return []
+    if kb is None or not getattr(kb, "steps", None):
+        out: list[str] = []
+        for tier in sorted(set(tier_of.values())):
+            lists = [[s for s in a.next_steps if tier_of.get(s) == tier] for a in assessments]
+            depth = 0
+            while len(out) < n and any(depth < len(lst) for lst in lists):
+                for lst in lists:
+                    if depth < len(lst) and lst[depth] not in out and len(out) < n:
+                        out.append(lst[depth])
+                depth += 1
+        return out[:n]
+    dependants = _dependant_counts(kb)
+    # a step inherits the best tier of anything that needs it, so prerequisites are not
+    # pushed behind the steps they unlock
+    candidates = set(tier_of)
+    prereq = {s: [p for p in (kb.steps.get(s) or {}).get("prerequisites") or [] if p in candidates]
+              for s in candidates}
+    changed = True
+    while changed:
+        changed = False
+        for s in candidates:
+            for p in prereq[s]:
+                if tier_of[p] > tier_of[s]:
+                    tier_of[p] = tier_of[s]
+                    changed = True
+
+    def key(s):
+        step = kb.steps.get(s) or {}
+        return (tier_of[s], LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0),
+                pos_of[s])
+
+    out = []
+    pending = set(candidates)
+    while pending and len(out) < n:
+        ready = [s for s in pending if all(p not in pending for p in prereq[s])]
+        best = min(ready or pending, key=key)
+        out.append(best)
+        pending.discard(best)
+    return out
+
+
+def _dependant_counts(kb) -> dict:
+    """How many steps (transitively) build on each step."""
+    children: dict = {}
+    for sid, step in kb.steps.items():
+        for p in step.get("prerequisites") or []:
+            children.setdefault(p, set()).add(sid)
+    counts: dict = {}
+    for sid in kb.steps:
+        seen: set = set()
+        stack = list(children.get(sid, ()))
+        while stack:
+            c = stack.pop()
+            if c not in seen:
+                seen.add(c)
+                stack.extend(children.get(c, ()))
+        counts[sid] = len(seen)
+    return counts
+
+
+# --------------------------------------------------------------------------- assess
+
+def assess(report, kb, done=frozenset(), lang: str = "en") -> list[RouteAssessment]:
+    """Route assessments in knowledge-base order. ``done``: ids of the steps already done."""
+    done = frozenset(done or ())
+    results = requirement_results(report, kb, lang)
+    out = []
+    for rid, route in kb.routes.items():
+        reqs = [r for r in route.get("requirements", []) if r.get("id") in results]
+        out.append(RouteAssessment(
+            id=rid,
+            status=_status(reqs, results),
+            reasons=_reasons(reqs, results, lang),
+            next_steps=_rank_steps(route, kb, done, results, MAX_STEPS),
+            blocking=_blocking(reqs, results, lang),
+            title=_tr(route.get("title"), lang) or rid,
+        ))
+    return out
+
+
+# --------------------------------------------------------------------------- estimates
+
+CONTEXT_TOKENS = 4096
+KV_BYTES_PER_ELEMENT = 2            # fp16 KV cache
+EFFICIENCY = 0.55                   # achieved share of bandwidth during decode
+EFFICIENCY_RANGE = (0.5, 0.6)
+DEVICE_OVERHEAD = 0.10              # runtime, CUDA context, fragmentation
+CPU_FALLBACK_SHARE = 0.8            # of total memory, when "available" is unknown
+
+QUANTS = (("FP16", 16.0), ("Q8_0", 8.5), ("Q4_K_M", 4.8))
+
+#: Representative dense decoder-only models (grouped-query attention, Llama-like).
+MODEL_SIZES = (
+    {"size": "1B", "params_b": 1, "layers": 16, "kv_heads": 8, "head_dim": 64,
+     "like": "Llama 3.2 1B"},
+    {"size": "3B", "params_b": 3, "layers": 28, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.2 3B"},
+    {"size": "7B/8B", "params_b": 8, "layers": 32, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.1 8B"},
+    {"size": "13B/14B", "params_b": 14, "layers": 48, "kv_heads": 8, "head_dim": 128,
+     "like": "Qwen2.5 14B"},
+    {"size": "32B/34B", "params_b": 32, "layers": 64, "kv_heads": 8, "head_dim": 128,
+     "like": "Qwen2.5 32B"},
+    {"size": "70B", "params_b": 70, "layers": 80, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.1 70B"},
+    {"size": "405B", "params_b": 405, "layers": 126, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.1 405B"},
+)
+
+#: Bytes of memory per parameter for fine-tuning, before activations.
+FINETUNE_METHODS = (
+    ("full Adam mixed precision", 16.0,
+     "fp16/bf16 weights 2 + fp32 master weights 4 + Adam moments 8 + gradients 2"),
+    ("LoRA, 16-bit base", 2.16,
+     "frozen 16-bit base 2 + adapters of ~1% of the parameters trained with Adam (16 each)"),
+    ("QLoRA, 4-bit base", 0.72,
+     "frozen NF4 base ~4.5 bits + adapters of ~1% of the parameters trained with Adam"),
+)
+
+FORMULAS = {
+    "weights_bytes": "parameters x bits_per_weight / 8",
+    "kv_cache_bytes": "2 (K and V) x layers x kv_heads x head_dim x context_tokens x "
+                      "bytes_per_element",
+    "fits": "weights_bytes + kv_cache_bytes <= memory available for weights",
+    "memory_available": "device: memory x (1 - 0.10 overhead); CPU: available system memory",
+    "decode_tokens_per_s": "bandwidth_bytes_per_s / weights_bytes x efficiency "
+                           f"({EFFICIENCY}, range {EFFICIENCY_RANGE[0]}-{EFFICIENCY_RANGE[1]}): "
+                           "decode reads every weight once per token (memory-bound)",
+    "prefill_tokens_per_s": "flops_per_s / (2 x parameters): ~2 FLOPs per parameter per "
+                            "prompt token (compute-bound)",
+    "finetune_bytes": "parameters x bytes_per_parameter (full Adam mixed precision: 16), "
+                      "before activations",
+}
+
+
+def weights_bytes(params_b: float, bits_per_weight: float) -> int:
+    return int(round(params_b * 1e9 * bits_per_weight / 8))
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int,
+                   context: int = CONTEXT_TOKENS, bytes_per_element: int = KV_BYTES_PER_ELEMENT) -> int:
+    return 2 * layers * kv_heads * head_dim * context * bytes_per_element
+
+
+def decode_tokens_per_s(bandwidth_gbps, weights: float, efficiency: float = EFFICIENCY):
+    if not bandwidth_gbps or not weights:
+        return None
+    return bandwidth_gbps * 1e9 / weights * efficiency
+
+
+def prefill_tokens_per_s(flops_gflops, params_b: float):
+    if not flops_gflops or not params_b:
+        return None
+    return flops_gflops * 1e9 / (2 * params_b * 1e9)
+
+
+def _r(x, nd=1):
+    return None if x is None else round(x, nd)
+
+
+def llm_row(model: dict, quant: str, bits: float, bandwidth_gbps, flops_gflops,
+            budget_bytes) -> dict:
+    """One (model size, quantisation) estimate for a memory of ``budget_bytes``."""
+    w = weights_bytes(model["params_b"], bits)
+    kv = kv_cache_bytes(model["layers"], model["kv_heads"], model["head_dim"])
+    fits = None if budget_bytes is None else (w + kv) <= budget_bytes
+    run = fits is not False
+    dec = decode_tokens_per_s(bandwidth_gbps, w) if run else None
+    lo = decode_tokens_per_s(bandwidth_gbps, w, EFFICIENCY_RANGE[0]) if run else None
+    hi = decode_tokens_per_s(bandwidth_gbps, w, EFFICIENCY_RANGE[1]) if run else None
+    pre = prefill_tokens_per_s(flops_gflops, model["params_b"]) if run else None
+    return {
+        "size": model["size"], "params_b": model["params_b"], "quant": quant,
+        "bits_per_weight": bits, "weights_bytes": w, "kv_cache_bytes": kv,
+        "context_tokens": CONTEXT_TOKENS, "total_bytes": w + kv, "fits": fits,
+        "decode_tokens_per_s": _r(dec),
+        "decode_tokens_per_s_range": [_r(lo), _r(hi)] if dec is not None else None,
+        "prefill_tokens_per_s": _r(pre),
+    }
+
+
+def _finetune_rows(budget_bytes, sharded: bool = False) -> list[dict]:
+    rows = []
+    for model in MODEL_SIZES:
+        for method, per_param, basis in FINETUNE_METHODS:
+            b = int(round(model["params_b"] * 1e9 * per_param))
+            rows.append({"size": model["size"], "params_b": model["params_b"],
+                         "method": method + (" (sharded, FSDP/ZeRO-3)" if sharded else ""),
+                         "bytes_per_param": per_param, "bytes": b, "basis": basis,
+                         "fits": None if budget_bytes is None else b <= budget_bytes})
+    return rows
+
+
+def _num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
+def _gpu_index(dev: dict, ordinal: int) -> int:
+    d = dev.get("details") or {}
+    for key in ("index", "cuda_index", "nvml_index"):
+        v = d.get(key)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+    return ordinal
+
+
+def _norm_bus(addr) -> str | None:
+    """"00000000:18:00.0" / "0000:18:00.0" -> "0:18:00.0" (domain without leading zeros)."""
+    if not isinstance(addr, str) or addr.count(":") != 2:
+        return None
+    dom, rest = addr.lower().split(":", 1)
+    return f"{dom.lstrip('0') or '0'}:{rest}"
+
+
+def _bench_gpu(benchmarks: dict, index: int, dev: dict):
+    """(key, benchmarks.gpu entry) measured on this device, or (None, None).
+
+    Matched by PCI bus id when the benchmark recorded one (CUDA may number devices
+    differently from the PCI order), else by index with a name check, so that figures of
+    one card are never credited to another."""
+    gpu = (benchmarks or {}).get("gpu")
+    if isinstance(gpu, list):
+        items = [(str(i), e) for i, e in enumerate(gpu)]
+    elif isinstance(gpu, dict):
+        items = [(str(k), e) for k, e in gpu.items()]
+    else:
+        return None, None
+    items = [(k, e) for k, e in items if isinstance(e, dict) and not e.get("error")]
+    bus = _norm_bus(dev.get("address"))
+    if bus:
+        for k, e in items:
+            if _norm_bus(e.get("pci_bus_id")) == bus:
+                return k, e
+    for k, e in items:
+        if k != str(index):
+            continue
+        if bus and _norm_bus(e.get("pci_bus_id")):
+            return None, None                           # recorded on another bus: not this card
+        bname = e.get("name") or e.get("device")
+        dname = dev.get("name")
+        if isinstance(bname, str) and isinstance(dname, str) and bname and dname:
+            x, y = re.sub(r"\W+", "", bname.lower()), re.sub(r"\W+", "", dname.lower())
+            if x not in y and y not in x:
+                return None, None                       # a different card: do not mix figures
+        elif dev.get("vendor") != "nvidia":
+            return None, None                           # unnamed figures come from CUDA
+        return k, e
+    return None, None
+
+
+def _gib(n) -> str:
+    return f"{n / 2**30:.1f} GiB"
+
+
+def _device_entries(rd: dict, notes: list) -> list[dict]:
+    benchmarks = rd.get("benchmarks") or {}
+    entries = []
+    groups: dict = {}
+    ordinal_by_vendor: dict = {}
+    for pos, dev in enumerate(rd.get("devices") or []):
+        if not isinstance(dev, dict):
+            continue
+        d = dev.get("details") or {}
+        mem = _num(d.get("memory_bytes"))
+        label = rules.device_label(dev)
+        if dev.get("kind") == "npu":
+            notes.append(f"{label}: NPUs are not estimated here; their LLM speed depends on "
+                         "the runtime (e.g. OpenVINO GenAI) and the weights live in system "
+                         "memory.")
+            continue
+        shared = bool(dev.get("integrated"))
+        if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem):
+            if dev.get("kind") == "gpu":
+                notes.append(f"{label} is integrated and shares system memory: see the "
+                             "'CPU + system memory' estimates (an iGPU runtime such as "
+                             "llama.cpp with Vulkan or SYCL is limited by the same bandwidth).")
+            continue
+        if not (dev.get("kind") == "gpu" or (mem and mem >= 2**30)):
+            continue
+        vendor = dev.get("vendor") or "?"
+        ordinal = ordinal_by_vendor.get(vendor, 0)
+        ordinal_by_vendor[vendor] = ordinal + 1
+        index = _gpu_index(dev, ordinal)
+        bkey, entry = _bench_gpu(benchmarks, index, dev)
+        bw, bw_src = None, None
+        if entry and _num(entry.get("triad_gbps")):
+            bw, bw_src = entry["triad_gbps"], f"measured (benchmarks.gpu.{bkey}.triad_gbps)"
+        elif entry and _num(entry.get("memory_peak_gbps")):
+            bw = entry["memory_peak_gbps"]
+            bw_src = (f"specification (NVML memory clock x bus width, "
+                      f"benchmarks.gpu.{bkey}.memory_peak_gbps)")
+        elif _num(d.get("memory_bandwidth_gbps")):
+            bw = d["memory_bandwidth_gbps"]
+            how = d.get("memory_bandwidth_source")
+            bw_src = f"specification ({how})" if how else \
+                f"specification (devices[{pos}].details.memory_bandwidth_gbps)"
+        flops, fl_src = None, None
+        if entry and _num(entry.get("fp32_gflops")):
+            flops, fl_src = entry["fp32_gflops"], f"measured (benchmarks.gpu.{bkey}.fp32_gflops)"
+        else:
+            for key in ("fp16_gflops", "fp32_gflops", "peak_fp32_gflops"):
+                if _num(d.get(key)):
+                    flops, fl_src = d[key], f"specification (devices[{pos}].details.{key})"
+                    break
+        budget = int(mem * (1 - DEVICE_OVERHEAD)) if mem else None
+        mem_src = (f"devices[{pos}].details.memory_bytes, minus {int(DEVICE_OVERHEAD * 100)}% "
+                   "for the runtime") if mem else None
+        if shared:
+            avail = _num((rd.get("memory") or {}).get("available_bytes"))
+            if avail and budget and avail < budget:
+                budget = int(avail)
+                mem_src = "memory.available_bytes (GPU memory is shared with the CPU)"
+            notes.append(f"{label} shares system memory with the CPU: the same memory appears "
+                         "under 'CPU + system memory'; use one or the other, not both.")
+        key = (dev.get("name"), mem, bw_src.split(" ")[0] if bw_src else None, vendor)
+        if key in groups:
+            g = groups[key]
+            g["count"] += 1
+            g["indices"].append(index)
+            g["bw_sum"] = (g["bw_sum"] + bw) if (g["bw_sum"] is not None and bw) else None
+            g["fl_sum"] = (g["fl_sum"] + flops) if (g["fl_sum"] is not None and flops) else None
+            continue
+        item = {
+            "device": f"{label} (index {index})",
+            "kind": dev.get("kind"),
+            "memory_total_bytes": mem,
+            "memory_bytes": budget,
+            "memory_source": mem_src,
+            "bandwidth_gbps": bw, "bandwidth_source": bw_src,
+            "flops_gflops": flops, "flops_source": fl_src,
+            "count": 1, "indices": [index],
+        }
+        if mem is None:
+            notes.append(f"{label}: device memory unknown, so whether models fit is unknown.")
+        if bw is None:
+            notes.append(f"{label}: memory bandwidth unknown (no benchmark and no "
+                         "specification figure): decode speed not estimated; run "
+                         "accelgui --probe --bench quick.")
+        elif bw_src.startswith("specification"):
+            notes.append(f"{label}: decode speed from the specification bandwidth "
+                         f"({bw:g} GB/s), not a measurement; run --bench to measure it.")
+        if fl_src and "fp32" in fl_src and "measured" in fl_src:
+            notes.append(f"{label}: prefill from measured FP32 throughput; tensor-core "
+                         "FP16/BF16 prefill is usually several times faster (lower bound).")
+        groups[key] = {"item": item, "count": 1, "indices": [index], "bw_sum": bw,
+                       "fl_sum": flops, "label": label, "mem": mem}
+        entries.append(item)
+    # identical devices: say so, and add an aggregate entry (tensor/pipeline parallel)
+    for g in groups.values():
+        if g["count"] < 2:
+            continue
+        item = g["item"]
+        item["count"] = g["count"]
+        item["indices"] = g["indices"]
+        item["device"] = (f"{g['label']} (index {g['indices'][0]}; the same for each of the "
+                          f"{g['count']} identical devices)")
+        mem_all = g["mem"] * g["count"] if g["mem"] else None
+        entries.append({
+            "device": f"{g['count']} x {g['label']} (indices "
+                      f"{', '.join(str(i) for i in g['indices'])}, model split across them)",
+            "kind": item["kind"],
+            "memory_total_bytes": mem_all,
+            "memory_bytes": int(mem_all * (1 - DEVICE_OVERHEAD)) if mem_all else None,
+            "memory_source": "sum over the devices, minus "
+                             f"{int(DEVICE_OVERHEAD * 100)}%" if mem_all else None,
+            "bandwidth_gbps": _r(g["bw_sum"], 1),
+            "bandwidth_source": (f"sum of {g['count']} x {item['bandwidth_source']} "
+                                 "(ideal tensor parallelism: an upper bound)")
+            if g["bw_sum"] else None,
+            "flops_gflops": _r(g["fl_sum"], 1),
+            "flops_source": f"sum of {g['count']} x {item['flops_source']}" if g["fl_sum"] else None,
+            "count": g["count"], "indices": g["indices"], "aggregate": True,
+        })
+    return entries
+
+
+def _cpu_entry(rd: dict, notes: list) -> dict:
+    bench = rd.get("benchmarks") or {}
+    cpu_b = bench.get("cpu") if isinstance(bench.get("cpu"), dict) else {}
+    mem = rd.get("memory") or {}
+    avail, total = _num(mem.get("available_bytes")), _num(mem.get("total_bytes"))
+    if avail:
+        budget, src = int(avail), "memory.available_bytes (free now)"
+    elif total:
+        budget = int(total * CPU_FALLBACK_SHARE)
+        src = f"memory.total_bytes x {CPU_FALLBACK_SHARE} (available memory unknown)"
+    else:
+        budget, src = None, None
+        notes.append("System memory size unknown, so whether models fit in RAM is unknown.")
+    triad = _num(((cpu_b.get("stream") or {}) if isinstance(cpu_b.get("stream"), dict) else {})
+                 .get("triad_gbps"))
+    if triad:
+        bw, bw_src = triad, "measured (benchmarks.cpu.stream.triad_gbps)"
+    else:
+        bw, bw_src = None, None
+        notes.append("CPU memory bandwidth not measured and no specification figure is known: "
+                     "decode speed on the CPU not estimated; run accelgui --probe --bench quick.")
+    gemm = cpu_b.get("gemm") if isinstance(cpu_b.get("gemm"), dict) else {}
+    fma = cpu_b.get("fma") if isinstance(cpu_b.get("fma"), dict) else {}
+    flops, fl_src = None, None
+    if _num(gemm.get("sgemm_gflops")):
+        flops, fl_src = gemm["sgemm_gflops"], "measured (benchmarks.cpu.gemm.sgemm_gflops)"
+    elif _num(fma.get("fp32_gflops_mt")):
+        flops = fma["fp32_gflops_mt"]
+        fl_src = "measured peak (benchmarks.cpu.fma.fp32_gflops_mt; real GEMM reaches less)"
+    cpu = rd.get("cpu") or {}
+    return {
+        "device": "CPU + system memory" + (f" ({cpu['model_name']})" if cpu.get("model_name") else ""),
+        "kind": "cpu",
+        "memory_total_bytes": total,
+        "memory_bytes": budget, "memory_source": src,
+        "bandwidth_gbps": bw, "bandwidth_source": bw_src,
+        "flops_gflops": flops, "flops_source": fl_src,
+        "count": 1, "indices": [],
+    }
+
+
+def estimates(report) -> dict:
+    """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
+
+    Labelled estimates from the formulas in KNOWLEDGE.md, citing the figure each one uses
+    (measured benchmark, else specification, else null with a note)."""
+    rd = _as_dict(report)
+    notes: list[str] = [
+        "Estimates, not measurements: real speed depends on the runtime (llama.cpp, vLLM, "
+        "TensorRT-LLM, ...), batch size, context length and kernels.",
+        f"Memory needed = weights + KV cache for {CONTEXT_TOKENS} tokens of context (fp16), "
+        "for dense Llama-like models with grouped-query attention; activations and runtime "
+        "buffers are covered by the overhead margin.",
+    ]
+    entries = _device_entries(rd, notes) + [_cpu_entry(rd, notes)]
+    for e in entries:
+        e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"])
+                    for m in MODEL_SIZES for q, bits in QUANTS]
+        e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")))
+        e["largest_fitting"] = _largest(e["llm"])
+    kinds = {_source_kind(e["bandwidth_source"]) for e in entries}
+    if kinds == {"measured"}:
+        basis = "measured"
+    elif kinds == {"unknown"}:
+        basis = "unknown"
+    elif "unknown" in kinds and len(kinds) == 2 and "measured" in kinds:
+        basis = "partly measured"
+    elif kinds == {"specification"}:
+        basis = "specification"
+    else:
+        basis = "mixed"
+    return {
+        "label": "estimates",
+        "basis": basis,
+        "summary": [_summary_line(e) for e in entries],
+        "assumptions": {
+            "context_tokens": CONTEXT_TOKENS,
+            "kv_cache_bytes_per_element": KV_BYTES_PER_ELEMENT,
+            "decode_efficiency": EFFICIENCY,
+            "decode_efficiency_range": list(EFFICIENCY_RANGE),
+            "device_memory_overhead_fraction": DEVICE_OVERHEAD,
+            "quantisations": {q: bits for q, bits in QUANTS},
+            "architectures": [
+                {"size": m["size"], "params_b": m["params_b"], "layers": m["layers"],
+                 "kv_heads": m["kv_heads"], "head_dim": m["head_dim"], "like": m["like"]}
+                for m in MODEL_SIZES],
+            "finetune_bytes_per_param": {name: b for name, b, _ in FINETUNE_METHODS},
+        },
+        "devices": entries,
+        "notes": notes,
+        "formulas": dict(FORMULAS),
+    }
+
+
+def _source_kind(src) -> str:
+    if not src:
+        return "unknown"
+    return "measured" if "measured" in src else "specification"
+
+
+def _largest(rows: list) -> dict | None:
+    """The biggest model (then the best quantisation) that fits: a one-line summary."""
+    fitting = [r for r in rows if r["fits"]]
+    if not fitting:
+        return None
+    best = max(fitting, key=lambda r: (r["params_b"], r["bits_per_weight"]))
+    return {"size": best["size"], "params_b": best["params_b"], "quant": best["quant"],
+            "decode_tokens_per_s": best["decode_tokens_per_s"]}
+
+
+def _summary_line(e: dict) -> str:
+    """"NVIDIA H100 80GB HBM3 (index 0): 71.7 GiB for weights; largest LLM that fits: 70B
+    Q8_0, ~25 tokens/s decode (specification bandwidth); fine-tuning fits: full 3B, ..."."""
+    parts = [e["device"] + ":"]
+    if e["memory_bytes"]:
+        parts.append(f"{_gib(e['memory_bytes'])} for weights;")
+    big = e.get("largest_fitting")
+    if e["memory_bytes"] is None:
+        parts.append("memory unknown;")
+    elif big is None:
+        parts.append("no listed LLM size fits;")
+    else:
+        speed = ""
+        if big["decode_tokens_per_s"] is not None:
+            src = _source_kind(e["bandwidth_source"])
+            speed = f", ~{big['decode_tokens_per_s']:g} tokens/s decode ({src} bandwidth)"
+        parts.append(f"largest LLM that fits: {big['size']} {big['quant']}{speed};")
+    fits = []
+    for method, _, _ in FINETUNE_METHODS:
+        rows = [r for r in e["finetune"] if r["method"].startswith(method) and r["fits"]]
+        if rows:
+            short = method.split(",")[0].replace(" Adam mixed precision", "")
+            fits.append(f"{short} up to {max(rows, key=lambda r: r['params_b'])['size']}")
+    if fits:
+        parts.append("fine-tuning fits (before activations): " + ", ".join(fits))
+    elif e["memory_bytes"] is not None:
+        parts.append("fine-tuning: none of the listed sizes fits")
+    return " ".join(parts).rstrip(";")

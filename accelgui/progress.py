@@ -1,0 +1,131 @@
+"""Learner progress: which learning steps the user marked as done.
+
+One small JSON file shared by the CLI (``accelgui --done STEP`` / ``--undo STEP``) and the app::
+
+    <data dir>/progress.json   {"version": 1, "done": {"gpu.setup-check": "2026-11-29T10:00:00+00:00"}}
+
+The data dir is ``platformdirs.user_data_dir("accelgui")`` (``~/.local/share/accelgui`` on
+Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Writes are atomic (``accelgui.atomic``). A file
+that cannot be read as progress gives empty progress and one warning on stderr; it is left as
+it is until the next write, which first keeps a copy next to it (``progress.json.corrupt``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from datetime import datetime, timezone
+
+__all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
+           "mark_done", "unmark"]
+
+ENV_VAR = "ACCELGUI_DATA_DIR"
+FILE_NAME = "progress.json"
+VERSION = 1
+
+
+class _Corrupt(Exception):
+    pass
+
+
+def data_dir() -> str:
+    override = os.environ.get(ENV_VAR)
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    import platformdirs
+
+    return platformdirs.user_data_dir("accelgui", appauthor=False)
+
+
+def progress_path() -> str:
+    return os.path.join(data_dir(), FILE_NAME)
+
+
+def _read(path: str) -> dict:
+    """{step id: ISO time or None}. Raises _Corrupt with the reason; {} when there is no file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Corrupt(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Corrupt(f"not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise _Corrupt("expected a JSON object")
+    done = data.get("done", {})
+    if isinstance(done, list):            # tolerate a hand-written list of ids
+        done = {s: None for s in done}
+    if not isinstance(done, dict) or not all(isinstance(k, str) and k for k in done):
+        raise _Corrupt("'done' must map step ids to dates")
+    return {k: (v if isinstance(v, str) else None) for k, v in done.items()}
+
+
+def _warn(path: str, why: str) -> None:
+    sys.stderr.write(f"accelgui: warning: ignoring learner progress in {path}: {why}; "
+                     "it will be replaced (a copy kept as progress.json.corrupt) the next "
+                     "time a step is marked\n")
+
+
+def load_progress() -> dict:
+    """{step id: date marked done (ISO string) or None}. Never raises for a bad file."""
+    path = progress_path()
+    try:
+        return _read(path)
+    except _Corrupt as exc:
+        _warn(path, str(exc))
+        return {}
+
+
+def load_done() -> frozenset:
+    """The ids of the steps marked done."""
+    return frozenset(load_progress())
+
+
+def _write(path: str, done: dict) -> None:
+    from accelgui.atomic import write_atomic
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    payload = {"version": VERSION, "done": dict(sorted(done.items()))}
+    write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def _load_for_update(path: str) -> dict:
+    try:
+        return _read(path)
+    except _Corrupt as exc:
+        _warn(path, str(exc))
+        try:
+            shutil.copyfile(path, path + ".corrupt")
+        except OSError:
+            pass
+        return {}
+
+
+def mark_done(step: str) -> bool:
+    """Mark ``step`` done. True if it was not done before."""
+    if not isinstance(step, str) or not step.strip():
+        raise ValueError("a step id is a non-empty string")
+    path = progress_path()
+    done = _load_for_update(path)
+    if step in done:
+        return False
+    done[step] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    _write(path, done)
+    return True
+
+
+def unmark(step: str) -> bool:
+    """Mark ``step`` not done. True if it was done before."""
+    path = progress_path()
+    done = _load_for_update(path)
+    if step not in done:
+        return False
+    del done[step]
+    _write(path, done)
+    return True

@@ -1,0 +1,651 @@
+"""The advisor: route verdicts a knowledgeable person would give, ranked next steps, and the
+"what can this machine run" estimates checked against hand calculations."""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import replace
+
+import pytest
+
+from accelgui import advisor
+from accelgui.report import Cpu, Device, Memory, Platform, Report, Software
+
+GiB = 2**30
+MACHINES = os.path.join(os.path.dirname(__file__), "fixtures", "machines")
+
+
+# --------------------------------------------------------------------------- machines
+
+def h100_server(packages=None) -> Report:
+    h100 = Device(kind="gpu", vendor="nvidia", name="NVIDIA H100 80GB HBM3", bus="pci",
+                  pci_id="10de:2330", driver="nvidia", readiness="ready",
+                  details={"compute_capability": "9.0", "memory_bytes": 85520809984,
+                           "driver_version": "550.54.15", "memory_bandwidth_gbps": 3352.3})
+    devices = [replace(h100, address=f"0000:{b:02x}:00.0",
+                       details={**h100.details, "index": i})
+               for i, b in enumerate((0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb))]
+    return Report(
+        platform=Platform(os="Linux", os_release="Ubuntu 22.04.4 LTS", machine="x86_64"),
+        cpu=Cpu(vendor="intel", model_name="Intel(R) Xeon(R) Platinum 8480+", arch="x86_64",
+                microarchitecture="sapphirerapids", logical_cpus=224, sockets=2,
+                features=["avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile",
+                          "amx_bf16", "amx_int8"]),
+        memory=Memory(total_bytes=2048 * GiB, available_bytes=1900 * GiB, numa_nodes=2),
+        devices=devices,
+        software=Software(packages=packages if packages is not None else
+                          {"torch": "2.5.1", "numpy": "2.1.3", "triton": "3.1.0"},
+                          toolkits={"cuda_driver": "12.4", "cuda_toolkit": "12.4"}),
+    )
+
+
+def npu_laptop(openvino: bool = False) -> Report:
+    npu = Device(kind="npu", vendor="intel", name="Intel Core Ultra NPU (Meteor Lake)",
+                 bus="pci", address="0000:00:0b.0", pci_id="8086:7d1d", driver="intel_vpu",
+                 integrated=True,
+                 readiness="ready" if openvino else "runtime-missing",
+                 readiness_reason=None if openvino else "OpenVINO not installed",
+                 fix=None if openvino else "pip install openvino",
+                 details={"device_node": "/dev/accel/accel0"})
+    igpu = Device(kind="gpu", vendor="intel", name="Intel Arc Graphics (Meteor Lake)",
+                  bus="pci", address="0000:00:02.0", pci_id="8086:7d55", driver="i915",
+                  integrated=True, readiness="ready", details={})
+    packages = {"numpy": "2.1.3"}
+    if openvino:
+        packages["openvino"] = "2024.4.0"
+    return Report(
+        platform=Platform(os="Linux", os_release="Ubuntu 24.04.1 LTS", machine="x86_64"),
+        cpu=Cpu(vendor="intel", model_name="Intel(R) Core(TM) Ultra 7 155H", arch="x86_64",
+                microarchitecture="meteorlake", logical_cpus=22,
+                features=["avx2", "fma", "avx_vnni"]),
+        memory=Memory(total_bytes=32 * GiB, available_bytes=20 * GiB),
+        devices=[igpu, npu],
+        software=Software(packages=packages,
+                          providers=["openvino:NPU", "openvino:GPU", "openvino:CPU"] if openvino else []),
+    )
+
+
+def office_pc() -> Report:
+    igpu = Device(kind="gpu", vendor="intel", name="Intel UHD Graphics 770", bus="pci",
+                  address="0000:00:02.0", pci_id="8086:4690", driver="i915", integrated=True,
+                  readiness="ready", details={})
+    return Report(
+        platform=Platform(os="Linux", os_release="Debian GNU/Linux 12", machine="x86_64"),
+        cpu=Cpu(vendor="intel", model_name="12th Gen Intel(R) Core(TM) i5-12500", arch="x86_64",
+                microarchitecture="alderlake", logical_cpus=12, features=["avx2", "fma"]),
+        memory=Memory(total_bytes=16 * GiB, available_bytes=11 * GiB),
+        devices=[igpu],
+        software=Software(packages={"numpy": "1.26.4"}),
+    )
+
+
+def rpi5_coral(runtime: bool = True) -> Report:
+    coral = Device(kind="tpu", vendor="google", name="Coral USB Accelerator (Edge TPU)",
+                   bus="usb", address="usb2/2-1", usb_id="18d1:9302", driver=None,
+                   readiness="ready" if runtime else "runtime-missing",
+                   readiness_reason=None if runtime else "libedgetpu not installed",
+                   details={})
+    packages = {"numpy": "1.24.2"}
+    if runtime:
+        packages.update({"tflite-runtime": "2.14.0", "pycoral": "2.0.0"})
+    return Report(
+        platform=Platform(os="Linux", os_release="Debian GNU/Linux 12 (bookworm)",
+                          machine="aarch64"),
+        cpu=Cpu(vendor="arm", model_name="Cortex-A76", arch="aarch64", logical_cpus=4,
+                features=["neon", "asimd", "fp16"], flags=["fp", "asimd", "aes", "crc32"]),
+        memory=Memory(total_bytes=8 * GiB, available_bytes=6 * GiB),
+        devices=[coral],
+        software=Software(packages=packages,
+                          toolkits={"libedgetpu": "16.0"} if runtime else {}),
+    )
+
+
+def cpu_vm(benchmarks=None) -> Report:
+    return Report(
+        platform=Platform(os="Linux", os_release="Debian GNU/Linux 12", machine="x86_64",
+                          virtualization="kvm",
+                          cloud={"provider": "gcp", "instance_type": "c3d-standard-4"}),
+        cpu=Cpu(vendor="amd", model_name="AMD EPYC 9B14", arch="x86_64",
+                microarchitecture="zen4", logical_cpus=4,
+                features=["avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni"]),
+        memory=Memory(total_bytes=16 * GiB, available_bytes=14 * GiB),
+        devices=[],
+        software=Software(packages={"numpy": "2.1.3"}),
+        benchmarks=benchmarks,
+    )
+
+
+# --------------------------------------------------------------------------- a small kb
+
+class KB:
+    """Just what the advisor reads of a KnowledgeBase."""
+
+    def __init__(self, routes):
+        self.routes = {r["id"]: r for r in routes}
+        self.steps = {s["id"]: dict(s, route=r["id"]) for r in routes for s in r["steps"]}
+
+
+def _t(s):
+    return {"en": s, "zh": s + "（中文）"}
+
+
+def req(rid, rule, level="required", fallback="cloud", fix="do the fix. Then more."):
+    return {"id": rid, "level": level, "label": _t(f"label of {rid}"), "rule": rule,
+            "fallback": fallback, "fix": _t(fix)}
+
+
+def step(sid, level="beginner", prerequisites=(), needs=()):
+    return {"id": sid, "level": level, "title": _t(f"title {sid}"),
+            "prerequisites": list(prerequisites), "needs": list(needs)}
+
+
+def route(rid, reqs, steps, title=None):
+    return {"id": rid, "title": _t(title or f"{rid} route"), "requirements": reqs,
+            "steps": steps}
+
+
+NVIDIA_RULE = {"device": {"kind": "gpu", "vendor": "nvidia"}}
+READY_RULE = {"device": {"kind": "gpu", "vendor": "nvidia", "readiness": "ready"}}
+
+TOY = KB([
+    route("basics", [req("basics.cpu", {"arch": ["x86_64", "aarch64"]}, fallback="none")], [
+        step("basics.one"),
+        step("basics.two", prerequisites=["basics.one"]),
+    ]),
+    route("gpu", [
+        req("gpu.card", NVIDIA_RULE),
+        req("gpu.ready", READY_RULE, level="recommended"),
+        req("gpu.torch", {"package": "torch"}, level="recommended"),
+    ], [
+        step("gpu.a", needs=["gpu.card"]),
+        step("gpu.b", prerequisites=["gpu.a", "basics.two"], needs=["gpu.card"]),
+        step("gpu.theory", level="intermediate"),                    # runs anywhere
+        step("gpu.c", level="advanced", prerequisites=["gpu.b"], needs=["gpu.card"]),
+        step("gpu.d", level="advanced", prerequisites=["gpu.c"], needs=["gpu.card"]),
+        step("gpu.e", level="advanced", prerequisites=["gpu.d"], needs=["gpu.card"]),
+        step("gpu.f", level="advanced", prerequisites=["gpu.e"], needs=["gpu.card"]),
+    ]),
+    route("asic", [req("asic.fab", {"device": {"kind": "accelerator", "vendor": "fab"}},
+                       fallback="none")],
+          [step("asic.verilog")]),
+    route("sim", [req("sim.fpga", {"device": {"kind": "fpga"}}, fallback="simulation")],
+          [step("sim.rtl")]),
+    route("bench", [req("bench.bw", {"metric": "benchmarks.cpu.stream.triad_gbps", "min": 10})],
+          [step("bench.x")]),
+])
+
+
+def by_id(assessments):
+    return {a.id: a for a in assessments}
+
+
+# --------------------------------------------------------------------------- status logic
+
+def test_statuses_from_requirements():
+    got = by_id(advisor.assess(h100_server(), TOY))
+    assert got["basics"].status == "ready"
+    assert got["gpu"].status == "ready"
+    assert got["asic"].status == "unavailable"          # unmet required, fallback none
+    assert got["sim"].status == "remote"                 # unmet required, fallback simulation
+    assert [a.id for a in advisor.assess(h100_server(), TOY)] == list(TOY.routes)
+
+
+def test_partial_when_a_recommended_requirement_is_missing():
+    got = by_id(advisor.assess(h100_server(packages={}), TOY))
+    gpu = got["gpu"]
+    assert gpu.status == "partial"
+    assert [b["requirement"] for b in gpu.blocking] == ["gpu.torch"]
+    b = gpu.blocking[0]
+    assert b["state"] == "unmet" and b["fallback"] == "cloud"
+    assert b["label"] == "label of gpu.torch" and b["fix"] == "do the fix. Then more."
+    assert any("package torch not installed" in r for r in gpu.reasons)
+
+
+def test_remote_reasons_name_what_is_missing_and_the_way_out():
+    gpu = by_id(advisor.assess(cpu_vm(), TOY))["gpu"]
+    assert gpu.status == "remote"
+    assert gpu.reasons[0] == "no NVIDIA GPU here: do the fix."      # facts: first sentence of fix
+    assert {b["requirement"] for b in gpu.blocking} == {"gpu.card", "gpu.ready", "gpu.torch"}
+
+
+def test_ready_reasons_name_the_device():
+    gpu = by_id(advisor.assess(h100_server(), TOY))["gpu"]
+    assert "8 x NVIDIA H100 80GB HBM3" in gpu.reasons[0]
+    assert "compute capability 9.0" in gpu.reasons[0]
+    assert len(gpu.reasons) == len(set(gpu.reasons))      # the same device line is not repeated
+    assert gpu.blocking == []
+
+
+def test_unknown_counts_as_unmet_and_says_so():
+    a = by_id(advisor.assess(cpu_vm(), TOY))["bench"]
+    assert a.status == "remote"
+    assert a.blocking[0]["state"] == "unknown"
+    assert "run --bench" in a.reasons[0] and "unknown" in a.reasons[0]
+    measured = cpu_vm(benchmarks={"cpu": {"stream": {"triad_gbps": 42.0}}})
+    assert by_id(advisor.assess(measured, TOY))["bench"].status == "ready"
+
+
+def test_unknown_without_fallback_is_partial_not_unavailable():
+    kb = KB([route("c", [req("c.cpu", {"arch": ["x86_64"]}, fallback="none")], [step("c.a")])])
+    assert advisor.assess(cpu_vm(), kb)[0].status == "ready"
+    blind = cpu_vm().replace(cpu=Cpu(), platform=Platform())      # probes could not read the CPU
+    a = advisor.assess(blind, kb)[0]
+    assert a.status == "partial"
+    assert a.blocking[0]["state"] == "unknown"
+    riscv = cpu_vm().replace(cpu=Cpu(arch="riscv64"))
+    assert advisor.assess(riscv, kb)[0].status == "unavailable"
+
+
+def test_language_of_titles_and_blocking():
+    gpu = by_id(advisor.assess(cpu_vm(), TOY, lang="zh"))["gpu"]
+    assert gpu.title == "gpu route（中文）"
+    assert gpu.blocking[0]["label"].endswith("（中文）")
+    assert "本机没有" in gpu.reasons[0]
+
+
+def test_broken_rule_does_not_crash_the_report():
+    kb = KB([route("bad", [req("bad.x", {"gpu_present": True})], [step("bad.s")])])
+    a = advisor.assess(cpu_vm(), kb)[0]
+    assert a.status == "remote"
+    assert "gpu_present" in a.blocking[0]["error"]
+    assert "gpu_present" in a.reasons[0]
+
+
+def test_assess_is_pure(monkeypatch):
+    def no_io(*a, **k):
+        raise AssertionError("the advisor must not do I/O")
+    r = h100_server()
+    before = copy.deepcopy(r.to_dict())
+    monkeypatch.setattr("builtins.open", no_io)
+    advisor.assess(r, TOY, frozenset({"basics.one"}))
+    advisor.estimates(r)
+    assert r.to_dict() == before
+
+
+# --------------------------------------------------------------------------- next steps
+
+def test_next_steps_prerequisites_first_and_cross_route():
+    gpu = by_id(advisor.assess(h100_server(), TOY))["gpu"]
+    steps = gpu.next_steps
+    # gpu.b needs basics.two (other route, not done) which needs basics.one: they come first
+    assert steps.index("basics.one") < steps.index("basics.two") < steps.index("gpu.b")
+    assert steps.index("gpu.a") < steps.index("gpu.b")
+    assert steps[0] == "gpu.a"                       # local beginner step, no prerequisites
+    assert len(steps) == advisor.MAX_STEPS
+
+
+def test_done_steps_are_skipped():
+    done = frozenset({"gpu.a", "basics.one", "basics.two"})
+    steps = by_id(advisor.assess(h100_server(), TOY, done))["gpu"].next_steps
+    assert not set(steps) & done
+    assert steps[0] == "gpu.b"
+
+
+def test_local_steps_before_steps_needing_missing_hardware():
+    steps = by_id(advisor.assess(cpu_vm(), TOY))["gpu"].next_steps
+    # nothing here runs gpu.a/gpu.b (no NVIDIA GPU); the theory step runs anywhere
+    assert steps[0] == "gpu.theory"
+    assert steps.index("gpu.a") < steps.index("gpu.b")           # still in dependency order
+    assert steps.index("basics.two") < steps.index("gpu.b")
+
+
+def test_every_route_done_gives_no_steps_for_it():
+    done = frozenset(TOY.steps)
+    assert all(a.next_steps == [] for a in advisor.assess(cpu_vm(), TOY, done))
+
+
+def test_prerequisite_cycle_does_not_hang():
+    kb = KB([route("c", [req("c.x", {"arch": "x86_64"})], [
+        step("c.a", prerequisites=["c.b"]), step("c.b", prerequisites=["c.a"])])])
+    assert sorted(advisor.assess(cpu_vm(), kb)[0].next_steps) == ["c.a", "c.b"]
+
+
+def test_overall_next_steps_prefers_routes_ready_here():
+    a = advisor.assess(cpu_vm(), TOY)
+    top = advisor.overall_next_steps(a, n=3)
+    assert top[0] == "basics.one"
+    ranked = advisor.overall_next_steps(a, TOY, n=4)
+    assert ranked[:2] == ["basics.one", "basics.two"]
+    assert len(set(ranked)) == 4 and ranked[2] in ("gpu.a", "sim.rtl", "bench.x")   # beginner, remote
+    assert len(top) == 3 and len(set(top)) == 3
+
+
+# --------------------------------------------------------------------------- real knowledge
+
+@pytest.fixture(scope="module")
+def kb():
+    knowledge = pytest.importorskip("accelgui.knowledge")
+    base = knowledge.load_knowledge()
+    if not base.routes:
+        pytest.skip("knowledge base has no routes yet")
+    return base
+
+
+def verdicts(report, kb, done=frozenset()):
+    return by_id(advisor.assess(report, kb, done))
+
+
+def need(kb, *route_ids):
+    missing = [r for r in route_ids if r not in kb.routes]
+    if missing:
+        pytest.skip(f"route(s) {', '.join(missing)} not in the knowledge base yet")
+
+
+def test_h100_server_gpu_and_enterprise_ready(kb):
+    need(kb, "gpu", "cpu")
+    v = verdicts(h100_server(), kb)
+    assert v["gpu"].status == "ready", v["gpu"].reasons
+    assert any("NVIDIA H100 80GB HBM3" in r and "compute capability 9.0" in r
+               for r in v["gpu"].reasons)
+    assert v["cpu"].status == "ready"
+    if "tpu" in v:
+        assert v["tpu"].status == "remote"
+        assert any("TPU" in r for r in v["tpu"].reasons)
+    need(kb, "enterprise")
+    assert v["enterprise"].status == "ready", v["enterprise"].reasons
+    assert any("H100" in r for r in v["enterprise"].reasons)
+
+
+def test_npu_laptop_partial_names_the_missing_runtime_then_ready(kb):
+    need(kb, "npu")
+    npu = verdicts(npu_laptop(openvino=False), kb)["npu"]
+    assert npu.status == "partial", npu.reasons
+    assert any("Meteor Lake" in r or "NPU" in r for r in npu.reasons)
+    named = " ".join(npu.reasons + [b["requirement"] + " " + b["fix"] for b in npu.blocking])
+    assert "openvino" in named.lower()
+    ready = verdicts(npu_laptop(openvino=True), kb)["npu"]
+    assert ready.status == "ready", ready.reasons
+
+
+def test_office_pc_with_an_igpu(kb):
+    need(kb, "gpu", "tpu", "cpu")
+    v = verdicts(office_pc(), kb)
+    assert v["tpu"].status == "remote"
+    # UHD 770 is no compute GPU for this route: learn on a cloud GPU, and say why
+    assert v["gpu"].status == "remote"
+    assert any("Intel UHD Graphics 770" in r for r in v["gpu"].reasons)
+    assert v["cpu"].status in ("ready", "partial")
+    if "fpga" in v:
+        assert v["fpga"].status in ("remote", "unavailable")
+        if kb.requirement("fpga.board") and kb.requirement("fpga.board")["fallback"] != "none":
+            assert v["fpga"].status == "remote"
+    assert any(a.next_steps for a in v.values())
+
+
+def test_raspberry_pi_with_coral(kb):
+    need(kb, "edge")
+    edge = verdicts(rpi5_coral(), kb)["edge"]
+    assert edge.status in ("ready", "partial"), edge.reasons
+    assert any("Coral" in r or "Edge TPU" in r for r in edge.reasons)
+    v = verdicts(rpi5_coral(), kb)
+    if "tpu" in v:        # an Edge TPU is not a Cloud TPU
+        assert v["tpu"].status == "remote"
+
+
+def test_cpu_only_vm_gets_cpu_route_and_useful_steps(kb):
+    need(kb, "cpu", "gpu")
+    a = advisor.assess(cpu_vm(), kb)
+    v = by_id(a)
+    assert v["cpu"].status in ("ready", "partial")
+    assert v["cpu"].next_steps
+    assert v["gpu"].status == "remote"
+    top = advisor.overall_next_steps(a, kb, 5)
+    assert top and top[0].startswith("cpu.")
+    # nothing but a CPU: every route still offers something to learn
+    assert all(x.next_steps for x in a), [x.id for x in a if not x.next_steps]
+
+
+def test_real_steps_respect_prerequisites_and_done(kb):
+    for report in (h100_server(), cpu_vm(), office_pc()):
+        for a in advisor.assess(report, kb):
+            seen: set = set()
+            for sid in a.next_steps:
+                step_ = kb.steps[sid]
+                for p in step_["prerequisites"]:
+                    # a prerequisite is done, listed before, or beyond the cap
+                    assert p not in a.next_steps[a.next_steps.index(sid):], (a.id, sid, p)
+                seen.add(sid)
+    first = advisor.assess(cpu_vm(), kb)
+    done = frozenset(s for a in first for s in a.next_steps[:1])
+    for a in advisor.assess(cpu_vm(), kb, done):
+        assert not set(a.next_steps) & done
+
+
+# --------------------------------------------------------------------------- estimates
+
+def test_hand_calculations():
+    # weights: 7e9 x 4.8 / 8
+    assert advisor.weights_bytes(7, 4.8) == 4_200_000_000
+    assert advisor.weights_bytes(70, 16) == 140_000_000_000
+    # KV cache, Llama 3.1 8B (32 layers, 8 KV heads, head dim 128), 4096 tokens, fp16
+    assert advisor.kv_cache_bytes(32, 8, 128, 4096, 2) == 536_870_912
+    # decode: 100 GB/s / 4.2 GB x 0.55
+    assert advisor.decode_tokens_per_s(100, 4.2e9) == pytest.approx(13.095, abs=0.01)
+    # prefill: 1000 GFLOP/s / (2 x 7e9)
+    assert advisor.prefill_tokens_per_s(1000, 7) == pytest.approx(71.43, abs=0.01)
+
+
+def test_llm_row_fits_and_speed():
+    m8 = next(m for m in advisor.MODEL_SIZES if m["size"] == "7B/8B")
+    row = advisor.llm_row(m8, "Q4_K_M", 4.8, 100, 1000, 16 * GiB)
+    assert row["weights_bytes"] == 4_800_000_000
+    assert row["kv_cache_bytes"] == 536_870_912
+    assert row["fits"] is True
+    assert row["decode_tokens_per_s"] == pytest.approx(100e9 / 4.8e9 * 0.55, abs=0.05)
+    lo, hi = row["decode_tokens_per_s_range"]
+    assert lo == pytest.approx(100e9 / 4.8e9 * 0.5, abs=0.05)
+    assert hi == pytest.approx(100e9 / 4.8e9 * 0.6, abs=0.05)
+    assert row["prefill_tokens_per_s"] == pytest.approx(1000e9 / 16e9, abs=0.05)
+    big = advisor.llm_row(m8, "FP16", 16, 100, 1000, 8 * GiB)     # 16.5 GB > 8 GiB
+    assert big["fits"] is False and big["decode_tokens_per_s"] is None
+
+
+def _dev(est, start):
+    return next(d for d in est["devices"] if d["device"].startswith(start))
+
+
+def _row(entry, size, quant):
+    return next(r for r in entry["llm"] if r["size"] == size and r["quant"] == quant)
+
+
+def test_estimates_use_measured_bandwidth_of_the_device_holding_the_weights():
+    bench = {"cpu": {"stream": {"triad_gbps": 100.0}, "gemm": {"sgemm_gflops": 1500.0},
+                     "fma": {"fp32_gflops_mt": 3000.0}},
+             "gpu": {str(i): {"name": "NVIDIA H100 80GB HBM3", "triad_gbps": 3000.0,
+                              "fp32_gflops": 50000.0} for i in range(8)}}
+    est = advisor.estimates(h100_server().replace(benchmarks=bench))
+    assert est["label"] == "estimates" and est["basis"] == "measured"
+    gpu = _dev(est, "NVIDIA H100 80GB HBM3 (index 0")
+    assert gpu["bandwidth_gbps"] == 3000.0
+    assert gpu["bandwidth_source"] == "measured (benchmarks.gpu.0.triad_gbps)"
+    assert gpu["memory_bytes"] == int(85520809984 * 0.9)
+    r70 = _row(gpu, "70B", "Q4_K_M")                 # 42 GB + 2.7 GB KV < 72 GiB
+    assert r70["fits"] is True
+    assert r70["decode_tokens_per_s"] == pytest.approx(3000e9 / 42e9 * 0.55, abs=0.05)
+    assert _row(gpu, "70B", "FP16")["fits"] is False          # 140 GB on one card
+    agg = _dev(est, "8 x NVIDIA H100")
+    assert agg["memory_bytes"] == int(8 * 85520809984 * 0.9)
+    assert _row(agg, "70B", "FP16")["fits"] is True           # split over 8 cards
+    assert agg["bandwidth_gbps"] == 24000.0
+    cpu = _dev(est, "CPU + system memory")
+    assert cpu["bandwidth_source"] == "measured (benchmarks.cpu.stream.triad_gbps)"
+    assert cpu["flops_source"].startswith("measured (benchmarks.cpu.gemm.sgemm_gflops")
+    assert cpu["memory_bytes"] == 1900 * GiB
+    r7 = _row(cpu, "7B/8B", "Q4_K_M")
+    assert r7["decode_tokens_per_s"] == pytest.approx(100e9 / 4.8e9 * 0.55, abs=0.05)
+    assert r7["prefill_tokens_per_s"] == pytest.approx(1500e9 / 16e9, abs=0.05)
+
+
+def test_estimates_fall_back_to_specification_and_say_so():
+    est = advisor.estimates(h100_server())
+    gpu = _dev(est, "NVIDIA H100 80GB HBM3 (index 0")
+    assert gpu["bandwidth_gbps"] == 3352.3
+    assert gpu["bandwidth_source"].startswith("specification")
+    cpu = _dev(est, "CPU + system memory")
+    assert cpu["bandwidth_gbps"] is None and cpu["bandwidth_source"] is None
+    assert _row(cpu, "7B/8B", "Q4_K_M")["decode_tokens_per_s"] is None
+    assert any("--bench" in n for n in est["notes"])
+    assert est["basis"] == "mixed"
+
+
+def test_estimates_finetune_and_assumptions():
+    est = advisor.estimates(cpu_vm(benchmarks={"cpu": {"stream": {"triad_gbps": 40.0}}}))
+    cpu = est["devices"][0]
+    assert cpu["device"].startswith("CPU + system memory")
+    full7 = next(r for r in cpu["finetune"]
+                 if r["size"] == "7B/8B" and r["method"] == "full Adam mixed precision")
+    assert full7["bytes"] == 16 * 8 * 10**9 and full7["fits"] is False   # 128 GB > 14 GiB
+    qlora7 = next(r for r in cpu["finetune"] if r["size"] == "7B/8B" and r["method"].startswith("QLoRA"))
+    assert qlora7["fits"] is True
+    arch = {a["size"]: a for a in est["assumptions"]["architectures"]}
+    assert (arch["70B"]["layers"], arch["70B"]["kv_heads"], arch["70B"]["head_dim"]) == (80, 8, 128)
+    assert est["assumptions"]["context_tokens"] == 4096
+    assert "weights_bytes" in est["formulas"] and "decode_tokens_per_s" in est["formulas"]
+
+
+def test_estimates_skip_igpus_and_npus_with_a_note():
+    est = advisor.estimates(npu_laptop())
+    assert [d["device"].split(" (")[0] for d in est["devices"]] == ["CPU + system memory"]
+    assert any("NPU" in n for n in est["notes"])
+    assert any("integrated" in n for n in est["notes"])
+
+
+def test_benchmark_of_another_card_is_not_used():
+    bench = {"gpu": {"0": {"name": "NVIDIA GeForce RTX 4090", "triad_gbps": 900.0}}}
+    est = advisor.estimates(h100_server().replace(benchmarks=bench))
+    assert _dev(est, "NVIDIA H100 80GB HBM3 (index 0")["bandwidth_source"].startswith("specification")
+
+
+# --------------------------------------------------------------------------- recorded trees
+
+# Verdicts a knowledgeable person gives for the inventory's recorded machines. The trees
+# hold no Python site-packages, so routes that also recommend a framework can only be
+# "partial" there: "ready" or "partial" is accepted where the device itself is fine.
+TREES = {
+    "acc-dgx-h100": {"gpu": ("ready", "partial"), "enterprise": ("ready",), "tpu": ("remote",),
+                     "npu": ("remote",)},
+    "acc-intel-npu-laptop": {"npu": ("ready", "partial"), "tpu": ("remote",),
+                             "enterprise": ("remote",)},
+    "acc-office-pc": {"tpu": ("remote",), "fpga": ("remote", "unavailable"), "gpu": ("remote",),
+                      "npu": ("remote",), "enterprise": ("remote",)},
+    "acc-coral-rpi": {"edge": ("ready", "partial"), "tpu": ("remote",), "gpu": ("remote",)},
+    "acc-coral-pcie": {"edge": ("ready", "partial"), "tpu": ("remote",)},
+    "acc-gcp-tpu-v5e": {"tpu": ("ready", "partial"), "enterprise": ("ready", "partial"),
+                        "gpu": ("remote",)},
+    "acc-gpu-no-driver": {"gpu": ("partial",)},
+    "acc-amd-mi300x": {"gpu": ("ready", "partial"), "enterprise": ("ready",)},
+    "acc-radeon-desktop": {"gpu": ("ready", "partial"), "enterprise": ("remote",)},
+    "acc-intel-arc": {"gpu": ("ready", "partial")},
+    "acc-xilinx-u250": {"fpga": ("ready", "partial"), "gpu": ("remote",)},
+    "acc-intel-fpga": {"fpga": ("ready", "partial")},
+    "acc-hailo8": {"edge": ("ready", "partial")},
+    "acc-amd-xdna-laptop": {"npu": ("ready", "partial")},
+    "acc-rockchip-rk3588": {"npu": ("ready", "partial"), "edge": ("ready", "partial")},
+    "acc-gaudi2": {"enterprise": ("ready", "partial"), "gpu": ("remote",)},
+    "acc-server-aspeed-only": {"gpu": ("remote",), "npu": ("remote",)},
+}
+# partial only for software a recorded tree cannot hold (no site-packages in it)
+BLOCKING = {"acc-dgx-h100": {"gpu": {"gpu.framework"}, "enterprise": set()},
+            "acc-amd-mi300x": {"gpu": {"gpu.framework"}},
+            "acc-intel-npu-laptop": {"npu": set()}}
+# what must be named as missing
+MUST_BLOCK = {"acc-gpu-no-driver": {"gpu": "gpu.driver-ready"},
+              "acc-radeon-desktop": {"gpu": "gpu.driver-ready"}}
+# the route whose reasons must name the tree's accelerator
+NAMED = {"acc-dgx-h100": "gpu", "acc-intel-npu-laptop": "npu", "acc-coral-rpi": "edge",
+         "acc-gpu-no-driver": "gpu", "acc-xilinx-u250": "fpga", "acc-gcp-tpu-v5e": "tpu",
+         "acc-office-pc": "gpu", "acc-amd-mi300x": "enterprise"}
+
+
+@pytest.mark.parametrize("tree", sorted(TREES))
+def test_recorded_trees_real_pipeline(tree, kb):
+    root = os.path.join(MACHINES, tree)
+    if not os.path.isdir(root):
+        pytest.skip(f"machine tree {tree} not recorded yet")
+    from accelgui.probes.context import ProbeContext
+    from accelgui.runner import run_probes
+
+    report = run_probes(ProbeContext(root=root))
+    v = verdicts(report, kb)
+    for rid, allowed in TREES[tree].items():
+        if rid not in v:
+            continue
+        assert v[rid].status in allowed, (rid, v[rid].status, v[rid].reasons)
+        assert v[rid].reasons
+    for rid, allowed_blocking in BLOCKING.get(tree, {}).items():
+        got = {b["requirement"] for b in v[rid].blocking}
+        assert got <= allowed_blocking, (rid, got)
+    for rid, must in MUST_BLOCK.get(tree, {}).items():
+        assert must in {b["requirement"] for b in v[rid].blocking}, v[rid].blocking
+    if tree in NAMED and NAMED[tree] in v:
+        names = [d.name for d in report.devices if d.name]
+        assert names
+        assert any(n in r for n in names for r in v[NAMED[tree]].reasons), v[NAMED[tree]].reasons
+    assert all(a.next_steps for a in v.values())
+    est = advisor.estimates(report)
+    assert est["devices"][-1]["device"].startswith("CPU + system memory")
+
+
+def test_h100_tree_estimates_name_the_cards(kb):
+    root = os.path.join(MACHINES, "acc-dgx-h100")
+    if not os.path.isdir(root):
+        pytest.skip("machine tree acc-dgx-h100 not recorded yet")
+    from accelgui.probes.context import ProbeContext
+    from accelgui.runner import run_probes
+
+    est = advisor.estimates(run_probes(ProbeContext(root=root)))
+    first = est["devices"][0]
+    assert "H100" in first["device"] and first["count"] == 8
+    assert first["memory_total_bytes"] and first["memory_total_bytes"] > 75 * GiB
+    assert any(d.get("aggregate") for d in est["devices"])
+
+
+def test_advice_fits_the_report_schema_and_json(kb):
+    import json
+
+    from accelgui.report import validate
+
+    for r in (h100_server(), npu_laptop(), office_pc(), rpi5_coral(), cpu_vm()):
+        full = r.replace(routes=advisor.assess(r, kb), estimates=advisor.estimates(r))
+        data = json.loads(full.to_json())
+        validate(data)
+        assert data["estimates"]["label"] == "estimates"
+        assert Report.from_dict(data).routes[0].id == next(iter(kb.routes))
+
+
+def test_benchmark_matched_by_pci_bus_id_not_cuda_order():
+    r = h100_server()
+    # CUDA numbered the card at 0000:2a:00.0 as device 0
+    bench = {"gpu": {"0": {"name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "00000000:2a:00.0",
+                           "triad_gbps": 2500.0, "memory_peak_gbps": 3352.3},
+                     "1": {"name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "00000000:18:00.0",
+                           "triad_gbps": 3000.0, "memory_peak_gbps": 3352.3}}}
+    est = advisor.estimates(r.replace(devices=r.devices[:2], benchmarks=bench))
+    first = est["devices"][0]                    # report device 0 is the card on bus 18
+    assert first["bandwidth_gbps"] == 3000.0
+    assert first["bandwidth_source"] == "measured (benchmarks.gpu.1.triad_gbps)"
+
+
+def test_nvml_peak_from_the_benchmark_is_a_specification_figure():
+    r = h100_server()
+    dev = replace(r.devices[0], details={k: v for k, v in r.devices[0].details.items()
+                                         if k != "memory_bandwidth_gbps"})
+    bench = {"gpu": {"0": {"name": "NVIDIA H100 80GB HBM3", "triad_gbps": None,
+                           "memory_peak_gbps": 3352.3}}}
+    gpu = advisor.estimates(r.replace(devices=[dev], benchmarks=bench))["devices"][0]
+    assert gpu["bandwidth_gbps"] == 3352.3
+    assert gpu["bandwidth_source"].startswith("specification (NVML memory clock x bus width")
+
+
+def test_jetson_gpu_shares_system_memory():
+    jetson = Device(kind="gpu", vendor="nvidia", name="NVIDIA Jetson Orin GPU (Ampere)",
+                    bus="platform", integrated=True, readiness="ready",
+                    details={"compute_capability": 8.7, "memory_bytes": 64 * GiB,
+                             "memory_shared": True})
+    r = Report(memory=Memory(total_bytes=64 * GiB, available_bytes=50 * GiB), devices=[jetson])
+    est = advisor.estimates(r)
+    gpu = est["devices"][0]
+    assert gpu["device"].startswith("NVIDIA Jetson Orin GPU")
+    assert gpu["memory_bytes"] == 50 * GiB          # what is free now, not the whole 64 GiB
+    assert any("shares system memory" in n for n in est["notes"])

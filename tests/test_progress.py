@@ -1,0 +1,102 @@
+"""Learner progress: marking steps done, persisted in the user's data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from accelgui import progress
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    d = tmp_path / "data" / "accelgui"           # does not exist yet: created on first write
+    monkeypatch.setenv("ACCELGUI_DATA_DIR", str(d))
+    return d
+
+
+def test_empty_when_nothing_saved(data_dir):
+    assert progress.load_done() == frozenset()
+    assert not data_dir.exists()                  # reading never creates files
+
+
+def test_mark_and_unmark_persist(data_dir):
+    assert progress.mark_done("gpu.setup-check") is True
+    assert progress.mark_done("cpu.know-your-cpu") is True
+    assert progress.mark_done("gpu.setup-check") is False       # already done
+    assert progress.load_done() == {"gpu.setup-check", "cpu.know-your-cpu"}
+    saved = json.loads((data_dir / "progress.json").read_text())
+    assert set(saved["done"]) == {"gpu.setup-check", "cpu.know-your-cpu"}
+    assert progress.unmark("gpu.setup-check") is True
+    assert progress.unmark("gpu.setup-check") is False
+    assert progress.load_done() == {"cpu.know-your-cpu"}
+
+
+def test_env_var_overrides_platformdirs(data_dir):
+    assert progress.progress_path() == os.path.join(str(data_dir), "progress.json")
+
+
+def test_default_dir_is_platformdirs_user_data_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv("ACCELGUI_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert progress.data_dir() == str(tmp_path / "xdg" / "accelgui")
+
+
+def test_corrupt_file_warns_and_is_kept_until_next_write(data_dir, capsys):
+    data_dir.mkdir(parents=True)
+    path = data_dir / "progress.json"
+    path.write_text("{not json")
+    assert progress.load_done() == frozenset()
+    err = capsys.readouterr().err
+    assert "warning" in err and str(path) in err
+    assert path.read_text() == "{not json"                    # not clobbered by reading
+    progress.mark_done("cpu.numba-jit")
+    assert progress.load_done() == {"cpu.numba-jit"}
+    assert (data_dir / "progress.json.corrupt").read_text() == "{not json"
+
+
+@pytest.mark.parametrize("content", ['["a"', '[1, 2]', '{"done": 3}', '{"done": {"": 1}}'])
+def test_wrong_shapes_are_corrupt(data_dir, capsys, content):
+    data_dir.mkdir(parents=True)
+    (data_dir / "progress.json").write_text(content)
+    assert progress.load_done() == frozenset()
+    assert "warning" in capsys.readouterr().err
+
+
+def test_hand_written_list_is_accepted(data_dir):
+    data_dir.mkdir(parents=True)
+    (data_dir / "progress.json").write_text('{"done": ["gpu.setup-check"]}')
+    assert progress.load_done() == {"gpu.setup-check"}
+
+
+def test_write_is_atomic_no_temp_files_left(data_dir):
+    progress.mark_done("gpu.setup-check")
+    assert sorted(p.name for p in data_dir.iterdir()) == ["progress.json"]
+
+
+def test_unwritable_dir_raises_oserror(tmp_path, monkeypatch):
+    if os.geteuid() == 0:
+        pytest.skip("root can write anywhere")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    monkeypatch.setenv("ACCELGUI_DATA_DIR", str(ro))
+    try:
+        with pytest.raises(OSError):
+            progress.mark_done("gpu.setup-check")
+    finally:
+        ro.chmod(0o700)
+
+
+def test_cli_done_and_undo(data_dir, capsys):
+    cli = pytest.importorskip("accelgui.cli")
+    kb = pytest.importorskip("accelgui.knowledge").load_knowledge()
+    step = next(iter(kb.steps))
+    assert cli.main(["--done", step]) == 0
+    assert step in progress.load_done()
+    assert cli.main(["--undo", step]) == 0
+    assert step not in progress.load_done()
+    assert cli.main(["--done", "no.such-step"]) == 2
+    assert "unknown step" in capsys.readouterr().err
