@@ -30,15 +30,33 @@ class ProbeContext:
     def path(self, rel: str) -> Path:
         return Path(self.root, rel.lstrip("/"))
 
+    def p(self, rel: str) -> str:
+        """The path of ``rel`` under the root, as a string (the fast form for os calls)."""
+        return f"{self.root.rstrip('/')}/{rel.lstrip('/')}"
+
     def read_bytes(self, rel: str, limit: int = 4 << 20) -> bytes | None:
+        """At most ``limit`` bytes. Opened non-blocking, so a FIFO planted in a recorded
+        tree reads as empty instead of hanging the probe."""
         try:
-            with open(self.path(rel), "rb") as f:
-                return f.read(limit)
+            fd = os.open(self.p(rel), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except (OSError, ValueError):
             return None
+        chunks, size = [], 0
+        try:
+            while size < limit:
+                data = os.read(fd, min(65536, limit - size))
+                if not data:
+                    break
+                chunks.append(data)
+                size += len(data)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return b"".join(chunks)
 
-    def read_text(self, rel: str, default: str | None = None) -> str | None:
-        data = self.read_bytes(rel)
+    def read_text(self, rel: str, default: str | None = None, limit: int = 4 << 20) -> str | None:
+        data = self.read_bytes(rel, limit)
         if data is None:
             return default
         return data.decode("utf-8", errors="replace")
@@ -61,14 +79,14 @@ class ProbeContext:
             return None
 
     def exists(self, rel: str) -> bool:
-        return os.path.lexists(self.path(rel))
+        return os.path.lexists(self.p(rel))
 
     def is_dir(self, rel: str) -> bool:
-        return self.path(rel).is_dir()
+        return os.path.isdir(self.p(rel))
 
     def listdir(self, rel: str) -> list[str]:
         try:
-            return sorted(os.listdir(self.path(rel)))
+            return sorted(os.listdir(self.p(rel)))
         except (OSError, ValueError):
             return []
 

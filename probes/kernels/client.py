@@ -36,7 +36,10 @@ def benchmark_command(mode: str, mem_cap_bytes: int | None = None, gpu: bool = T
     """argv of the benchmark child for ``mode`` ("quick", "full" or "test")."""
     if mode not in MODES:
         raise ValueError(f"unknown benchmark mode {mode!r} (one of {', '.join(MODES)})")
-    argv = [sys.executable, "-m", "accelgui.probes.kernels", "--mode", mode]
+    if getattr(sys, "frozen", False):   # a PyInstaller bundle: the executable runs the child
+        argv = [sys.executable, "--bench-child", "--mode", mode]
+    else:
+        argv = [sys.executable, "-m", "accelgui.probes.kernels", "--mode", mode]
     if mem_cap_bytes is not None:
         argv += ["--mem-cap-bytes", str(int(mem_cap_bytes))]
     if not gpu:

@@ -1,0 +1,1063 @@
+"""CPU probe: what ``lscpu --sysroot`` would say about the tree, plus features and uarch.
+
+Everything is read through the probe context from ``proc/cpuinfo`` and
+``sys/devices/system/cpu/`` under the root, so the same code describes the running machine
+and a recorded tree. The counting rules follow util-linux lscpu (2.38) on purpose, because
+its output is what people compare against:
+
+* ``logical_cpus`` is the number of *present* CPUs (``cpu/present``), ``online_cpus`` the
+  number of online ones.
+* ``threads_per_core`` is the largest ``thread_siblings`` mask (or ``max thread id`` + 1 on
+  s390); cores and sockets are the numbers of distinct ``thread_siblings`` and
+  ``core_siblings`` masks over all CPUs that have a topology directory (offline CPUs have
+  none); ``cores_per_socket`` is cores // sockets. Where the topology has books (s390),
+  ``sockets`` is what lscpu prints there, sockets per book; a z/VM guest's
+  ``CPU Topology SW`` line in ``proc/sysinfo`` overrides both, as in lscpu.
+* a cache instance is identified by level + type + ``id`` (or, without an ``id`` file, by its
+  ``shared_cpu_map``); totals add the size of every instance. SPARC's ``l1_icache_size``
+  files count one private instance per CPU; s390's shared caches come from cpuinfo
+  ``cacheN`` lines (one size, no instance count).
+* the CPU *type* (vendor, model name, flags) is the first one cpuinfo describes, and the
+  topology figures are those of that type (lscpu prints one block per type: on a
+  big.LITTLE SoC the first block describes the little cores); ARM
+  ``CPU implementer``/``CPU part`` numbers become names through ``data/cpu_parts.json``.
+  Keys lscpu 2.38 does not know yet are read the way later lscpu reads them: loongarch
+  ``Model Name``, riscv ``mvendorid`` (vendor id) and ``uarch`` (model name).
+
+Unknown values are ``None``, never 0. Nothing here raises on a bad tree: garbage lines,
+missing or unreadable files and odd bytes only make fields unknown.
+
+``py-cpuinfo`` is used only off Linux (no procfs, live run, ``sys.platform != "linux"``).
+The microarchitecture is archspec's answer for the tree's cpuinfo (not the host's): its
+target table is read straight from archspec's JSON, and archspec's API is the fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from functools import lru_cache
+
+from accelgui.probes.context import ProbeContext
+
+_MAX_CPUS = 1 << 16          # bound for cpu lists read from garbage files
+_TYPE_KEYS = {               # cpuinfo key -> lscpu cputype member (lscpu 2.38 type_patterns)
+    "ASEs implemented": "flags", "BogoMIPS": "bogomips", "CPU implementer": "vendor",
+    "CPU part": "model", "CPU revision": "revision", "CPU variant": "stepping",
+    "Features": "flags", "address sizes": "addrsz", "bogomips per cpu": "bogomips",
+    "cpu": "modelname", "cpu family": "family", "cpu model": "model", "family": "family",
+    "features": "flags", "flags": "flags", "max thread id": "mtid", "model": "model",
+    "model name": "modelname", "revision": "revision", "stepping": "stepping",
+    "type": "flags", "vendor": "vendor", "vendor_id": "vendor",
+}
+_TYPE_IDENTITY = ("vendor", "model", "modelname", "stepping")   # a change starts a new type
+_CPU_KEYS = {"processor", "cpu number"}
+_PRIVATE_CACHE = re.compile(r"scope=Private")
+
+
+# ------------------------------------------------------------------ file access
+
+def parse_cpulist(text: str | None) -> set[int] | None:
+    """Kernel cpu list ("0-3,8") -> set; None when missing or malformed."""
+    if text is None:
+        return None
+    text = text.strip().strip("\x00").strip()
+    out: set[int] = set()
+    if not text:
+        return out
+    for part in text.split(","):
+        part = part.strip()
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            return None
+        if a < 0 or b < a or b >= _MAX_CPUS:
+            return None
+        out.update(range(a, b + 1))
+    return out
+
+
+def parse_cpumask(text: str | None) -> int | None:
+    """Kernel cpu mask ("ffffffff,00000003") -> int bitmask; None when malformed."""
+    if text is None:
+        return None
+    text = text.strip().strip("\x00").strip().replace(",", "")
+    if not text:
+        return None
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
+def parse_size(text: str | None) -> int | None:
+    """lscpu's parse_size for sysfs cache sizes: "32K" -> 32768."""
+    if not text:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(i?B?)\s*", text)
+    if not m:
+        return None
+    num, unit, tail = int(m.group(1)), m.group(2), m.group(3)
+    base = 1000 if tail == "B" and unit else 1024
+    return num * base ** " KMGT".index(unit or " ")
+
+
+# ------------------------------------------------------------------ cpuinfo
+
+class CpuInfo:
+    """/proc/cpuinfo parsed the way lscpu does it (types, per-CPU blocks, extra caches)."""
+
+    def __init__(self):
+        self.types: list[dict] = []        # lscpu cputypes, in order of appearance
+        self.cpus: dict[int, dict] = {}     # logical id -> raw fields of its block
+        self.first: dict[str, str] = {}     # first value of every key in the file
+        self.ecaches: list[dict] = []       # s390 "cacheN" lines with shared scope
+        self.cpu_type: dict[int, int] = {}  # logical id -> index in types (lscpu's cpu->type)
+
+    @property
+    def type(self) -> dict:
+        return self.types[0] if self.types else {}
+
+
+def _key_cleanup(key: str) -> tuple[str, int | None]:
+    """lscpu key_cleanup: "processor 5" -> ("processor", 5), "cache0" -> ("cache", 0)."""
+    m = re.fullmatch(r"(.*?)\s*(\d+)", key)
+    if m and m.group(1):
+        return m.group(1).rstrip(), int(m.group(2))
+    return key, None
+
+
+def parse_cpuinfo(text: str | None) -> CpuInfo:
+    info = CpuInfo()
+    if not text:
+        return info
+    cur_type: dict | None = None
+    cur_type_idx = -1
+    cur_cpu: dict | None = None
+    cur_cpu_id: int | None = None
+    for raw in text.split("\n"):
+        line = raw.lstrip(" \t")
+        colon = line.find(":")
+        if colon < 0:
+            continue
+        key = line[:colon][:31].rstrip()
+        value = line[colon + 1:].strip()
+        value = value.replace("\x00", "").strip()
+        if not key or not value:
+            continue
+        info.first.setdefault(key, value)
+        key, keynum = _key_cleanup(key)
+        member = _TYPE_KEYS.get(key)
+        if member is not None:
+            if cur_type is not None and member in _TYPE_IDENTITY and \
+                    cur_type.get(member) not in (None, value):
+                cur_type = None
+            if cur_type is None:
+                cur_type = {}
+                info.types.append(cur_type)
+                cur_type_idx = len(info.types) - 1
+            cur_type[member] = value
+            if cur_cpu is not None:
+                cur_cpu.setdefault(key, value)
+            continue
+        if key in _CPU_KEYS:
+            cpu_id = keynum
+            if cpu_id is None:
+                cpu_id = int(value) if value.isdigit() else 0
+            if cur_cpu_id is not None and cur_type is not None:
+                info.cpu_type[cur_cpu_id] = cur_type_idx      # lscpu: type at the switch
+            cur_cpu_id = cpu_id
+            cur_cpu = info.cpus.setdefault(cpu_id, {})
+            continue
+        if key == "cache" and keynum is not None:
+            cache = _parse_s390_cache(value)
+            if cache:
+                info.ecaches.append(cache)
+            continue
+        if cur_cpu is not None:
+            cur_cpu.setdefault(key, value)
+    if cur_cpu_id is not None and cur_type is not None and cur_cpu_id not in info.cpu_type:
+        info.cpu_type[cur_cpu_id] = cur_type_idx
+    return info
+
+
+def _parse_s390_cache(data: str) -> dict | None:
+    """cacheN : level=3 type=Unified scope=Shared size=262144K line_size=256 associativity=32"""
+    if _PRIVATE_CACHE.search(data):
+        return None
+    fields = dict(re.findall(r"(\w+)=(\S+)", data))
+    try:
+        level = int(fields["level"])
+        size = int(re.match(r"\d+", fields["size"]).group(0)) * 1024
+        int(fields["line_size"])
+        int(fields["associativity"])
+    except (KeyError, ValueError, AttributeError):
+        return None
+    kind = fields.get("type", "")
+    suffix = "d" if kind.startswith("Data") else "i" if kind.startswith("Instruction") else ""
+    return {"name": f"L{level}{suffix}", "size": size}
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict:
+    """probes/data/cpu_parts.json, read through the package loader (what pkgutil.get_data
+    does, zip-safe) without importing importlib.resources, which costs ~7 ms at start-up."""
+    data = None
+    try:
+        pkg = sys.modules.get("accelgui.probes")
+        loader = pkg.__spec__.loader
+        data = loader.get_data(os.path.join(os.path.dirname(pkg.__file__), "data", "cpu_parts.json"))
+    except (AttributeError, OSError, TypeError, ValueError):
+        try:
+            from importlib.resources import files
+
+            data = files("accelgui.probes").joinpath("data/cpu_parts.json").read_bytes()
+        except (OSError, ValueError, ModuleNotFoundError, TypeError):
+            data = None
+    try:
+        return json.loads(data) if data else {"arm": {}, "vendor_ids": {}, "riscv_mvendorid": {}}
+    except ValueError:
+        return {"arm": {}, "vendor_ids": {}, "riscv_mvendorid": {}}
+
+
+def _arm_id(value: str | None) -> int | None:
+    if not value or not value.startswith("0x"):
+        return None
+    try:
+        return int(value, 16)
+    except ValueError:
+        return None
+
+
+def arm_decode(implementer: str | None, part: str | None) -> tuple[str | None, str | None, str | None]:
+    """(vendor name, model name, short vendor id) for ARM ``CPU implementer``/``CPU part``."""
+    impl = _arm_id(implementer)
+    if impl is None:
+        return None, None, None
+    entry = None
+    for key, value in (_tables().get("arm") or {}).items():
+        if int(key, 16) == impl:
+            entry = value
+            break
+    if not isinstance(entry, dict) or not entry.get("name"):
+        return None, None, None
+    model = None
+    pid = _arm_id(part)
+    if pid is not None:
+        for key, value in (entry.get("parts") or {}).items():
+            if int(key, 16) == pid:
+                model = value
+                break
+    return entry["name"], model, entry.get("vendor")
+
+
+# ------------------------------------------------------------------ architecture
+
+def arch_from_cpuinfo(first: dict[str, str], flags: list[str]) -> str | None:
+    """Guess the kernel architecture (uname -m) from the keys a cpuinfo file uses."""
+    fl = set(flags)
+    if "vendor_id" in first and first.get("vendor_id") != "IBM/S390" and ("flags" in first):
+        return "x86_64" if "lm" in fl else "i686"
+    if first.get("vendor_id") == "IBM/S390" or "bogomips per cpu" in first:
+        return "s390x" if "zarch" in fl or "zarch" in first.get("features", "") else "s390"
+    if "CPU implementer" in first or "CPU architecture" in first:
+        feats = set(first.get("Features", "").split())
+        if "asimd" in feats or ("fp" in feats and "half" not in feats) or \
+                first.get("CPU architecture", "").startswith("AArch64"):
+            return "aarch64"
+        m = re.search(r"\(v(\d+)\w*\)", first.get("model name", ""))
+        return f"armv{m.group(1)}l" if m else "armv7l"
+    isa = first.get("isa", "")
+    if isa.startswith("rv64"):
+        return "riscv64"
+    if isa.startswith("rv32"):
+        return "riscv32"
+    if "loongarch64" in first.get("ISA", "") or "Loongson-64" in first.get("CPU Family", ""):
+        return "loongarch64"
+    cpu = first.get("cpu", "")
+    if first.get("type", "").startswith("sun4") or "sparc" in cpu.lower():
+        return "sparc64" if first.get("type", "").startswith(("sun4u", "sun4v")) or \
+            "64" in cpu else "sparc"
+    if "cpu model" in first:
+        return "mips64" if "mips64" in first.get("isa", "") else "mips"
+    m = re.search(r"POWER(\d+)", cpu)
+    if m:
+        return "ppc64le" if int(m.group(1)) >= 8 else "ppc64"
+    if cpu and ("timebase" in first or "pvr" in first.get("revision", "")):
+        return "ppc64" if re.search(r"970|Cell|PA6T|POWER", cpu) else "ppc"
+    return None
+
+
+def tree_arch(ctx, info: CpuInfo | None = None, flags: list[str] | None = None) -> str | None:
+    """Machine architecture of the tree: uname on the live system, else from its files."""
+    if ctx.live:
+        try:
+            return os.uname().machine or None
+        except (AttributeError, OSError):
+            pass
+    line = ctx.read_line("proc/sys/kernel/arch")
+    if line and re.fullmatch(r"[\w.-]+", line):
+        return line
+    if info is None:
+        info = parse_cpuinfo(ctx.read_text("proc/cpuinfo", limit=8 << 20))
+    if flags is None:
+        flags = info.type.get("flags", "").split()
+    return arch_from_cpuinfo(info.first, flags)
+
+
+# ------------------------------------------------------------------ features
+
+_X86_FEATURES = {
+    "sse": "sse", "sse2": "sse2", "pni": "sse3", "ssse3": "ssse3", "sse4_1": "sse4_1",
+    "sse4_2": "sse4_2", "avx": "avx", "avx2": "avx2", "fma": "fma", "f16c": "f16c",
+    "avx512f": "avx512f", "avx512cd": "avx512cd", "avx512bw": "avx512bw",
+    "avx512dq": "avx512dq", "avx512vl": "avx512vl", "avx512ifma": "avx512ifma",
+    "avx512vbmi": "avx512vbmi", "avx512_vbmi2": "avx512_vbmi2", "avx512_vnni": "avx512_vnni",
+    "avx512_bf16": "avx512_bf16", "avx512_fp16": "avx512_fp16", "avx512_bitalg": "avx512_bitalg",
+    "avx512_vpopcntdq": "avx512_vpopcntdq", "avx_vnni": "avx_vnni",
+    "avx_vnni_int8": "avx_vnni_int8", "avx_ifma": "avx_ifma", "avx_ne_convert": "avx_ne_convert",
+    "amx_tile": "amx_tile", "amx_bf16": "amx_bf16", "amx_int8": "amx_int8",
+    "amx_fp16": "amx_fp16", "amx_complex": "amx_complex", "aes": "aes", "sha_ni": "sha",
+    "vaes": "vaes", "vpclmulqdq": "vpclmulqdq", "gfni": "gfni", "bmi1": "bmi1", "bmi2": "bmi2",
+    "popcnt": "popcnt", "movbe": "movbe", "fma4": "fma4", "xop": "xop",
+}
+_ARM_FEATURES = {
+    "asimd": ["neon"], "neon": ["neon"], "fp": ["fp"], "vfpv4": ["vfpv4"],
+    "asimdhp": ["fp16", "asimdhp"], "fphp": ["fp16"], "asimddp": ["dotprod"],
+    "asimdfhm": ["fhm"], "asimdrdm": ["rdm"], "i8mm": ["i8mm"], "bf16": ["bf16"],
+    "sve": ["sve"], "sve2": ["sve2"], "sve2p1": ["sve2p1"], "svei8mm": ["sve_i8mm"],
+    "svebf16": ["sve_bf16"], "sme": ["sme"], "sme2": ["sme2"], "sme2p1": ["sme2p1"],
+    "atomics": ["lse"], "aes": ["aes"], "pmull": ["pmull"], "sha1": ["sha1"], "sha2": ["sha2"],
+    "sha3": ["sha3"], "sha512": ["sha512"], "crc32": ["crc32"], "jscvt": ["jscvt"],
+    "fcma": ["fcma"], "lrcpc": ["rcpc"], "mte": ["mte"], "bti": ["bti"],
+}
+_S390_FEATURES = {"vx": "vx", "vxd": "vxd", "vxe": "vxe", "vxe2": "vxe2", "vxp": "vxp",
+                  "vxp2": "vxp2", "vxe3": "vxe3", "nnpa": "nnpa", "dflt": "dflt", "sort": "sort",
+                  "te": "te"}
+_LOONG_FEATURES = {"lsx": "lsx", "lasx": "lasx", "fpu": "fpu", "crypto": "crypto", "crc32": "crc32",
+                   "lvz": "lvz", "lbt_x86": "lbt_x86", "lbt_arm": "lbt_arm", "lbt_mips": "lbt_mips"}
+_SPARC_FEATURES = {"vis": "vis", "vis2": "vis2", "vis3": "vis3", "fmaf": "fmaf", "aes": "aes",
+                   "sha256": "sha256", "sha512": "sha512", "crc32c": "crc32c"}
+_RISCV_EXT = {"zfh", "zfhmin", "zvfh", "zvfhmin", "zba", "zbb", "zbc", "zbs", "zicbom", "zicboz",
+              "zve32x", "zve32f", "zve64x", "zve64f", "zve64d", "zvbb", "zvbc", "zvkt", "zvkn",
+              "zvksh", "zvfbfmin", "zvfbfwma", "zfa", "zicond", "zkt", "zawrs", "zacas"}
+
+
+def normalise_features(arch: str | None, flags: list[str], info: CpuInfo, model_name) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def add(name):
+        if name not in seen:
+            seen.add(name)
+            out.append(name)
+
+    arch = arch or ""
+    if arch in ("x86_64", "i686", "i586", "i386"):
+        for f in flags:
+            if f in _X86_FEATURES:
+                add(_X86_FEATURES[f])
+    elif arch == "aarch64" or arch.startswith("arm"):
+        for f in flags:
+            for name in _ARM_FEATURES.get(f, ()):
+                add(name)
+    elif arch.startswith("s390"):
+        for f in flags:
+            if f in _S390_FEATURES:
+                add(_S390_FEATURES[f])
+    elif arch.startswith("ppc"):
+        cpu = model_name or info.first.get("cpu", "")
+        if "altivec" in cpu.lower():
+            add("altivec")
+        m = re.search(r"POWER(\d+)", cpu)
+        if m:
+            gen = int(m.group(1))
+            if gen >= 6:
+                add("altivec")
+            if gen >= 7:
+                add("vsx")
+            if gen >= 10:
+                add("mma")
+    elif arch.startswith("riscv"):
+        isa = info.first.get("isa", "").lower()
+        parts = isa.split("_")
+        base = re.sub(r"^rv(32|64|128)", "", parts[0]) if parts else ""
+        letters = base.split("z", 1)[0] if base else ""
+        if "v" in letters:                  # the vector extension (RVV 1.0)
+            add("rvv")
+            add("v")
+        for ext in parts[1:]:
+            if ext in _RISCV_EXT:
+                add(ext)
+    elif arch.startswith("loongarch"):
+        for f in flags:
+            if f in _LOONG_FEATURES:
+                add(_LOONG_FEATURES[f])
+    elif arch.startswith("sparc"):
+        for f in flags:
+            if f in _SPARC_FEATURES:
+                add(_SPARC_FEATURES[f])
+    elif arch.startswith("mips"):
+        if "msa" in flags:
+            add("msa")
+    return out
+
+
+# ------------------------------------------------------------------ microarchitecture
+
+_UARCH_ARCHES = ("x86_64", "aarch64", "ppc64", "ppc64le", "riscv64")
+
+
+def _partial_info(arch, vendor_raw, flags, cpu_part, implementer, model_name, uarch, arm_vendors):
+    """The fields of archspec's partial Microarchitecture that detect.proc_cpuinfo() fills."""
+    vendor, generation, name, part = "generic", 0, "", ""
+    if arch == "x86_64":
+        vendor = vendor_raw or "generic"
+    elif arch == "aarch64":
+        vendor = arm_vendors.get(implementer, implementer) if implementer else "generic"
+        part = cpu_part or ""
+    elif arch.startswith("ppc64"):
+        m = re.search(r"POWER(\d+)", model_name or "")
+        generation = int(m.group(1)) if m else 0
+    elif arch == "riscv64":
+        name = {"sifive,u74-mc": "u74mc", "spacemit,x60": "x60"}.get(uarch or "", uarch or "")
+        if model_name == "Spacemit(R) X60":
+            name = "x60"
+    features = set(flags)
+    if "ssse3" in features:                 # archspec adds sse3 the same way
+        features.add("sse3")
+    return vendor, features, generation, name, part
+
+
+@lru_cache(maxsize=1)
+def _archspec_data() -> tuple[dict, dict] | None:
+    """archspec's own target table (microarchitectures.json), read without importing
+    ``archspec.cpu`` (whose import pulls in ctypes, subprocess and the cpuid module:
+    15-25 ms on the dev VM against ~1 ms for the JSON).
+
+    Returns ({name: (ancestors, vendor, features, generation, cpu_part, family)},
+    arm_vendors), or None when the file cannot be found (then archspec's API is used).
+    """
+    import importlib.util
+
+    try:
+        custom = os.environ.get("ARCHSPEC_CPU_DIR") or os.environ.get("ARCHSPEC_EXTENSION_CPU_DIR")
+        spec = importlib.util.find_spec("archspec")
+        if custom or spec is None or not spec.submodule_search_locations:
+            return None
+        path = os.path.join(list(spec.submodule_search_locations)[0], "json", "cpu",
+                            "microarchitectures.json")
+        with open(path, "rb") as f:
+            data = json.loads(f.read())
+        raw = data["microarchitectures"]
+        arm_vendors = data.get("conversions", {}).get("arm_vendors", {})
+    except (OSError, ValueError, KeyError, ImportError, AttributeError, TypeError):
+        return None
+    ancestors: dict[str, list[str]] = {}
+
+    def anc(name, depth=0):
+        if name in ancestors:
+            return ancestors[name]
+        if depth > 64:
+            raise ValueError("cycle")
+        parents = list(raw[name].get("from", []))
+        value = parents[:]
+        for parent in parents:
+            value.extend(a for a in anc(parent, depth + 1) if a not in value)
+        ancestors[name] = value
+        return value
+
+    targets = {}
+    try:
+        for name, values in raw.items():
+            a = anc(name)
+            roots = [x for x in [name] + a if not raw[x].get("from")]
+            features = set(values.get("features", []))
+            if "ssse3" in features:
+                features.add("sse3")
+            targets[name] = (a, values.get("vendor", "generic"), frozenset(features),
+                             values.get("generation", 0), values.get("cpupart", ""),
+                             roots[0] if roots else name)
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+    return targets, arm_vendors
+
+
+def microarchitecture(arch: str | None, vendor_raw: str | None, flags: list[str],
+                      cpu_part: str | None = None, implementer: str | None = None,
+                      model_name: str | None = None, uarch: str | None = None) -> str | None:
+    """archspec's best target for *these* facts (archspec.cpu.host() reads the host).
+
+    Same data (archspec's microarchitectures.json) and the same rules as
+    archspec.cpu.detect.host(): keep the targets compatible with the partial description,
+    then take the most specific descendant of the best generic target.
+    """
+    if arch not in _UARCH_ARCHES:
+        return None
+    loaded = _archspec_data()
+    if loaded is None:
+        return _microarchitecture_archspec(arch, vendor_raw, flags, cpu_part, implementer,
+                                           model_name, uarch)
+    targets, arm_vendors = loaded
+    if arch not in targets:
+        return None
+    vendor, features, generation, name, part = _partial_info(
+        arch, vendor_raw, flags, cpu_part, implementer, model_name, uarch, arm_vendors)
+
+    def compatible(tname) -> bool:
+        t_anc, t_vendor, t_feat, t_gen, _, t_family = targets[tname]
+        in_family = tname == arch or arch in t_anc
+        if arch == "x86_64":
+            return in_family and t_vendor in (vendor, "generic") and t_feat <= features
+        if arch == "aarch64":
+            if t_vendor == "generic" and tname != "aarch64":
+                return False
+            return t_family == arch and t_vendor in (vendor, "generic") and t_feat <= features
+        if arch.startswith("ppc64"):
+            return in_family and t_gen <= generation
+        return in_family and (tname == name or t_vendor == "generic")
+
+    candidates = [t for t in targets if compatible(t)] or [arch]
+
+    def sorting_fn(tname):
+        return len(targets[tname][0]), len(targets[tname][2])
+
+    def nodes(tname):
+        return {tname, *targets[tname][0]}
+
+    generic = [c for c in candidates if targets[c][1] == "generic"] or [arch]
+    best_generic = max(generic, key=sorting_fn)
+    if part and any(targets[c][4] == part for c in candidates):
+        candidates = [c for c in candidates if targets[c][4] == part]
+    base = nodes(best_generic)
+    candidates = [c for c in candidates if nodes(c) > base]
+    best = max(candidates, key=sorting_fn) if candidates else best_generic
+    return None if best == arch else best
+
+
+def _microarchitecture_archspec(arch, vendor_raw, flags, cpu_part=None, implementer=None,
+                                model_name=None, uarch=None) -> str | None:
+    """The same selection through archspec's API (slower import; the reference in tests)."""
+    if arch not in _UARCH_ARCHES:
+        return None
+    try:
+        from archspec.cpu.microarchitecture import TARGETS, Microarchitecture
+        from archspec.cpu.schema import TARGETS_JSON
+    except Exception:  # noqa: BLE001 - archspec missing or broken: unknown, not an error
+        return None
+    try:
+        root = TARGETS[arch]
+        vendor, features, generation, name, part = _partial_info(
+            arch, vendor_raw, flags, cpu_part, implementer, model_name, uarch,
+            TARGETS_JSON["conversions"]["arm_vendors"])
+        info = Microarchitecture(name=name, parents=[], vendor=vendor, features=features,
+                                 compilers={}, generation=generation, cpu_part=part)
+
+        def compatible(t) -> bool:        # archspec.cpu.detect compatibility checks
+            in_family = t == root or root in t.ancestors
+            if arch == "x86_64":
+                return in_family and t.vendor in (info.vendor, "generic") and \
+                    t.features.issubset(info.features)
+            if arch == "aarch64":
+                if t.vendor == "generic" and t.name != "aarch64":
+                    return False
+                return root == t.family and t.vendor in (info.vendor, "generic") and \
+                    t.features.issubset(info.features)
+            if arch.startswith("ppc64"):
+                return in_family and t.generation <= info.generation
+            return in_family and (t.name == info.name or t.vendor == "generic")
+
+        candidates = [t for t in TARGETS.values() if compatible(t)] or [root]
+
+        def sorting_fn(item):
+            return len(item.ancestors), len(item.features)
+
+        generic = [c for c in candidates if c.vendor == "generic"] or [root]
+        best_generic = max(generic, key=sorting_fn)
+        if info.cpu_part and any(c.cpu_part == info.cpu_part for c in candidates):
+            candidates = [c for c in candidates if c.cpu_part == info.cpu_part]
+        candidates = [c for c in candidates if c > best_generic]
+        best = max(candidates, key=sorting_fn) if candidates else best_generic
+    except Exception:  # noqa: BLE001 - a data problem inside archspec must not cost the report
+        return None
+    return None if best.name == arch else best.name
+
+
+# ------------------------------------------------------------------ hypervisor
+
+_DMI_HYPERVISORS = (             # (substring of DMI strings, lscpu-style vendor)
+    ("VMware", "VMware"), ("VMW", "VMware"), ("innotek", "Oracle"), ("VirtualBox", "Oracle"),
+    ("Parallels", "Parallels"), ("Xen", "Xen"), ("HVM domU", "Xen"), ("QEMU", "KVM"),
+    ("KVM", "KVM"), ("Bochs", "KVM"), ("OpenStack", "KVM"), ("Google Compute Engine", "KVM"),
+    ("Amazon EC2", "KVM"), ("Alibaba Cloud", "KVM"), ("Tencent Cloud", "KVM"),
+    ("DigitalOcean", "KVM"), ("Hetzner", "KVM"), ("Nutanix", "KVM"), ("Scaleway", "KVM"),
+    ("Linode", "KVM"), ("Vultr", "KVM"), ("BHYVE", "bhyve"), ("Apple Virtualization", "Apple"),
+)
+
+
+def dmi_strings(ctx) -> dict[str, str]:
+    r = ctx
+    out = {}
+    for key in ("sys_vendor", "product_name", "product_version", "board_vendor", "board_name",
+                "bios_vendor", "bios_version", "chassis_vendor", "chassis_asset_tag"):
+        value = r.read_line(f"sys/class/dmi/id/{key}")
+        if value:
+            out[key] = value
+    return out
+
+
+def _pci_ids(ctx) -> set[tuple[int, int]]:
+    r = ctx
+    ids = set()
+    for addr in r.listdir("sys/bus/pci/devices"):
+        vendor = r.read_line(f"sys/bus/pci/devices/{addr}/vendor")
+        device = r.read_line(f"sys/bus/pci/devices/{addr}/device")
+        try:
+            ids.add((int(vendor or "", 16), int(device or "", 16)))
+        except ValueError:
+            continue
+    text = r.read_text("proc/bus/pci/devices") or ""
+    for m in re.finditer(r"^[0-9a-f]{4}\t([0-9a-f]{4})([0-9a-f]{4})", text, re.M):
+        ids.add((int(m.group(1), 16), int(m.group(2), 16)))
+    return ids
+
+
+def hypervisor_vendor(ctx, flags: list[str] | None = None, arch: str | None = None,
+                      dmi: dict | None = None) -> str | None:
+    """Hypervisor vendor in lscpu's words (KVM, Xen, Microsoft, VMware, IBM, pHyp...)."""
+    r = ctx
+    osrelease = r.read_line("proc/sys/kernel/osrelease") or ""
+    if "Microsoft" in osrelease:
+        return "Windows Subsystem for Linux"
+    if "microsoft" in osrelease.lower():           # WSL2: a Hyper-V VM
+        return "Microsoft"
+    compatible = (r.read_text("proc/device-tree/compatible") or "").split("\x00")
+    if "ibm,powernv" in compatible:
+        return None
+    if r.exists("proc/device-tree/ibm,partition-name") and r.exists("proc/device-tree/hmc-managed?") \
+            and not r.exists("proc/device-tree/chosen/qemu,graphic-width"):
+        return "pHyp"
+    if "qemu,pseries" in compatible:
+        return "KVM"
+    if r.exists("proc/xen") or (r.read_line("sys/hypervisor/type") or "").lower() == "xen":
+        return "Xen"
+    sysinfo = r.read_text("proc/sysinfo")
+    if sysinfo is not None and ("Manufacturer:" in sysinfo or "Type:" in sysinfo):
+        for line in sysinfo.splitlines():
+            if "Control Program:" in line:
+                return "KVM" if "KVM" in line else "IBM"
+        return "IBM"
+    if r.exists("proc/vz") and not r.exists("proc/bc"):
+        return "Parallels"
+    dmi = dmi_strings(ctx) if dmi is None else dmi
+    product = dmi.get("product_name", "")
+    if dmi.get("sys_vendor") == "Microsoft Corporation" and product == "Virtual Machine":
+        return "Microsoft"
+    bare_metal = product.endswith(".metal") or product.endswith(".metal-24xl") or ".metal" in product
+    if not bare_metal:
+        text = " | ".join(dmi.get(k, "") for k in ("sys_vendor", "product_name", "bios_vendor",
+                                                     "board_vendor", "bios_version"))
+        for needle, vendor in _DMI_HYPERVISORS:
+            if needle in text:
+                if vendor == "KVM" and ("Xen" in text or "amazon" in dmi.get("bios_version", "")
+                                        and "Xen" in dmi.get("bios_vendor", "")):
+                    return "Xen"
+                return vendor
+        if dmi.get("chassis_asset_tag") == "OracleCloud.com":
+            return "KVM"
+    clock = (r.read_line("sys/devices/system/clocksource/clocksource0/available_clocksource") or "") + \
+        " " + (r.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource") or "")
+    if "kvm-clock" in clock:
+        return "KVM"
+    if "hyperv" in clock:
+        return "Microsoft"
+    if re.search(r"\bxen\b", clock):
+        return "Xen"
+    ids = _pci_ids(ctx)
+    if (0x15ad, 0x0405) in ids or (0x15ad, 0x0710) in ids:
+        return "VMware"
+    if (0x5853, 0x0001) in ids:
+        return "Xen"
+    if (0x80ee, 0xbeef) in ids or (0x80ee, 0xcafe) in ids:
+        return "Oracle"
+    if flags is not None and "hypervisor" in flags and any(v == 0x1af4 for v, _ in ids):
+        return "KVM"
+    return None
+
+
+# ------------------------------------------------------------------ sysfs: topology, caches
+
+def _cpu_ids(r: ProbeContext) -> tuple[list[int], set[int] | None, set[int] | None, set[int] | None]:
+    base = "sys/devices/system/cpu"
+    possible = parse_cpulist(r.read_text(f"{base}/possible"))
+    present = parse_cpulist(r.read_text(f"{base}/present"))
+    online = parse_cpulist(r.read_text(f"{base}/online"))
+    dirs = {int(d[3:]) for d in r.listdir(base) if d.startswith("cpu") and d[3:].isdigit()}
+    ids = sorted(possible) if possible else sorted(dirs)
+    return ids, possible, present, online
+
+
+def _topology(r: ProbeContext, ids: list[int], mtid: str | None, cpu_type: dict[int, int] | None = None):
+    """(threads_per_core, cores_per_socket, sockets) the way lscpu counts them.
+
+    lscpu counts per CPU type and prints the default (first) type first; CPUs that
+    cpuinfo does not describe belong to the default type. On a big.LITTLE SoC that makes
+    "cores per socket" the number of cores of the first kind, as lscpu shows it.
+    """
+    base = "sys/devices/system/cpu"
+    if cpu_type:
+        ids = [cpu for cpu in ids if cpu_type.get(cpu, 0) == 0]
+    nthreads = 0
+    cores: set = set()
+    sockets: set = set()
+    books: set = set()
+    seen = False
+    for cpu in ids:
+        tp = f"{base}/cpu{cpu}/topology"
+        if not r.exists(f"{tp}/thread_siblings"):
+            continue
+        seen = True
+        threads = parse_cpumask(r.read_text(f"{tp}/thread_siblings"))
+        core_sib = parse_cpumask(r.read_text(f"{tp}/core_siblings"))
+        n = bin(threads).count("1") if threads else 0
+        nthreads = max(nthreads, n or 1)
+        cores.add(threads)
+        sockets.add(core_sib)
+        book = parse_cpumask(r.read_text(f"{tp}/book_siblings"))
+        if book is not None:
+            books.add(book)
+    if not seen:
+        return _topology_from_lists(r, ids)
+    threads_per_core = nthreads or None
+    if mtid is not None and mtid.isdigit():
+        threads_per_core = int(mtid) + 1
+    ncores, nsockets, nbooks = len(cores), len(sockets), len(books)
+    cores_per_socket = ncores // nsockets if nsockets else 0
+    sockets_per_book = nsockets // nbooks if nbooks else 0
+    sysinfo = r.read_text("proc/sysinfo") or ""
+    m = re.search(r"CPU Topology SW:\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo)
+    if m:                                   # s390 (z/VM): the SW topology from /proc/sysinfo
+        sockets_per_book, cores_per_socket = int(m.group(5)), int(m.group(6))
+    # lscpu prints "Socket(s)" when there are no books, else "Socket(s) per book" (s390)
+    total = sockets_per_book if nbooks else (sockets_per_book or nsockets)
+    return threads_per_core, cores_per_socket or None, total or None
+
+
+def _topology_from_lists(r: ProbeContext, ids: list[int]):
+    """No masks at all (not how the kernel lays it out): try the *_list files."""
+    base = "sys/devices/system/cpu"
+    nthreads, cores, sockets = 0, set(), set()
+    for cpu in ids:
+        tp = f"{base}/cpu{cpu}/topology"
+        threads = parse_cpulist(r.read_text(f"{tp}/thread_siblings_list") or r.read_text(f"{tp}/core_cpus_list"))
+        pkg = parse_cpulist(r.read_text(f"{tp}/core_siblings_list") or r.read_text(f"{tp}/package_cpus_list"))
+        if threads is None and pkg is None:
+            continue
+        if threads:
+            nthreads = max(nthreads, len(threads))
+            cores.add(frozenset(threads))
+        if pkg:
+            sockets.add(frozenset(pkg))
+    if not cores:
+        return None, None, None
+    nsockets = len(sockets) or None
+    return nthreads or None, (len(cores) // nsockets) if nsockets else None, nsockets
+
+
+class _Cache:
+    __slots__ = ("name", "type", "level", "id", "size", "sharedmap")
+
+    def __init__(self, name, ctype, level, cid, size):
+        self.name, self.type, self.level, self.id, self.size = name, ctype, level, cid, size
+        self.sharedmap = None
+
+
+def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
+    base = "sys/devices/system/cpu"
+    caches: list[_Cache] = []
+    index: dict[tuple, _Cache] = {}
+
+    def mk_cache_id(cpu, ctype, level):
+        idx = 0
+        for ca in caches:
+            if ca.level != level or ca.type != ctype:
+                continue
+            if ca.sharedmap and (ca.sharedmap >> cpu) & 1:
+                return idx
+            idx += 1
+        return idx
+
+    def get_or_add(ctype, level, cid, name, size):
+        key = (ctype, level, cid)
+        ca = index.get(key)
+        if ca is None:
+            ca = _Cache(name, ctype, level, cid, size)
+            caches.append(ca)
+            index[key] = ca
+        return ca
+
+    for cpu in ids:
+        d = f"{base}/cpu{cpu}"
+        n = 0
+        while r.exists(f"{d}/cache/index{n}"):
+            n += 1
+        if n == 0:
+            if r.exists(f"{d}/l1_icache_size"):                 # SPARC
+                for level, ctype, prefix, name in ((1, "Instruction", "l1_i", "L1i"),
+                                                   (1, "Data", "l1_d", "L1d"),
+                                                   (2, "Unified", "l2_", "L2")):
+                    size = r.read_int(f"{d}/{prefix}cache_size")
+                    if size is None:
+                        continue
+                    cid = mk_cache_id(cpu, ctype, level)
+                    ca = get_or_add(ctype, level, cid, name, size)
+                    if ca.sharedmap is None:
+                        ca.sharedmap = 1 << cpu
+            continue
+        for k in range(n):
+            idx = f"{d}/cache/index{k}"
+            cid = r.read_int(f"{idx}/id")
+            level = r.read_int(f"{idx}/level")
+            if level is None:
+                continue
+            ctype = r.read_line(f"{idx}/type")
+            if not ctype:
+                continue
+            if cid is None:
+                cid = mk_cache_id(cpu, ctype, level)
+            key = (ctype, level, cid)
+            ca = index.get(key)
+            if ca is None:
+                suffix = "d" if ctype == "Data" else "i" if ctype == "Instruction" else ""
+                size = parse_size(r.read_line(f"{idx}/size")) or 0
+                ca = get_or_add(ctype, level, cid, f"L{level}{suffix}", size)
+            if ca.sharedmap is None:
+                ca.sharedmap = parse_cpumask(r.read_text(f"{idx}/shared_cpu_map"))
+    out: dict[str, dict] = {}
+    for ca in caches:
+        entry = out.setdefault(ca.name.lower(), {"size_bytes": 0, "instances": 0})
+        entry["size_bytes"] += ca.size
+        entry["instances"] += 1
+    out = {k: v for k, v in out.items() if v["size_bytes"]}
+    for ec in ecaches:                                   # s390 shared caches from cpuinfo
+        key = ec["name"].lower()
+        if key not in out and ec["size"]:
+            out[key] = {"size_bytes": ec["size"], "instances": None}
+    order = sorted(out, key=lambda k: (int(re.sub(r"\D", "", k) or 0), k))
+    return {k: out[k] for k in order}
+
+
+def _frequencies(r: ProbeContext, ids: list[int], present: set[int] | None, info: CpuInfo):
+    base = "sys/devices/system/cpu"
+    fmax, fmin = [], []
+    for cpu in ids:
+        if present is not None and cpu not in present:
+            continue
+        hi = r.read_int(f"{base}/cpu{cpu}/cpufreq/cpuinfo_max_freq")
+        lo = r.read_int(f"{base}/cpu{cpu}/cpufreq/cpuinfo_min_freq")
+        if hi:
+            fmax.append(hi)
+        if lo:
+            fmin.append(lo)
+    max_mhz = round(max(fmax) / 1000, 4) if fmax else None
+    min_mhz = round(min(fmin) / 1000, 4) if fmin else None
+    if max_mhz is None:                      # s390: the static (nominal) frequency
+        for block in info.cpus.values():
+            static = block.get("cpu MHz static")
+            if static:
+                try:
+                    max_mhz = float(static)
+                except ValueError:
+                    pass
+                break
+    return max_mhz, min_mhz
+
+
+def _numa_nodes(r: ProbeContext) -> int | None:
+    try:
+        entries = os.scandir(r.p("sys/devices/system/node"))
+    except (OSError, ValueError):
+        return None
+    count = 0
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if name.startswith("node") and name[4:].isdigit():
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        count += 1
+                except OSError:
+                    continue
+    return count or None
+
+
+# ------------------------------------------------------------------ the probe
+
+def _vendor_short(arch, vendor_raw, arm_vendor, info: CpuInfo, model_name) -> str | None:
+    tables = _tables()
+    if arm_vendor:
+        return arm_vendor
+    if vendor_raw:
+        key = vendor_raw.strip()
+        if key in (tables.get("vendor_ids") or {}):
+            return tables["vendor_ids"][key]
+    arch = arch or ""
+    if arch.startswith("riscv"):
+        mv = (info.first.get("mvendorid") or "").lower()
+        return tables.get("riscv_mvendorid", {}).get(mv)
+    if arch.startswith("loongarch"):
+        return "loongson"
+    if arch.startswith("ppc") and model_name and "POWER" in model_name:
+        return "ibm"
+    if arch.startswith("s390"):
+        return "ibm"
+    if arch.startswith("sparc") and model_name:
+        return "fujitsu" if "SPARC64" in model_name.upper() and "ULTRA" not in model_name.upper() \
+            else "oracle"
+    return None
+
+
+def on_linux() -> bool:
+    return sys.platform.startswith("linux")
+
+
+def probe(ctx) -> dict:
+    r = ctx
+    text = r.read_text("proc/cpuinfo", limit=16 << 20)
+    if text is None and ctx.live and not on_linux():
+        return {"cpu": _probe_py_cpuinfo()}
+    info = parse_cpuinfo(text)
+    ct = info.type
+    impl_raw = ct.get("vendor")
+    arm_vendor_name, arm_model, arm_short = arm_decode(impl_raw, ct.get("model"))
+    vendor_id = arm_vendor_name or impl_raw
+    model_name = arm_model or ct.get("modelname")
+    if model_name is None:
+        model_name = info.first.get("Model Name")          # loongarch (lscpu >= 2.39)
+    flags = ct.get("flags", "").split()
+    if "cpucaps" in info.first:                             # sparc
+        flags += [f for f in info.first["cpucaps"].split(",") if f and f not in flags]
+    arch = tree_arch(ctx, info, flags)
+    if arch and arch.startswith("riscv"):                   # as lscpu >= 2.39 names them
+        vendor_id = vendor_id or info.first.get("mvendorid")
+        model_name = model_name or info.first.get("uarch")
+
+    ids, possible, present, online = _cpu_ids(r)
+    if present is not None and present:
+        logical = len(present)
+    elif possible:
+        logical = len(possible)
+    else:
+        logical = len(info.cpus) or None
+    threads, cores_per_socket, sockets = _topology(r, ids, ct.get("mtid"), info.cpu_type)
+    if threads is None and cores_per_socket is None:
+        threads, cores_per_socket, sockets = _topology_from_cpuinfo(info)
+    max_mhz, min_mhz = _frequencies(r, ids, present, info)
+    features = normalise_features(arch, flags, info, model_name)
+    cpu_part = ct.get("model") if impl_raw and impl_raw.startswith("0x") else None
+    uarch = microarchitecture(arch, impl_raw, flags, cpu_part=cpu_part, implementer=impl_raw,
+                              model_name=model_name, uarch=info.first.get("uarch"))
+    result = {
+        "vendor_id": vendor_id,
+        "vendor": _vendor_short(arch, impl_raw, arm_short, info, model_name),
+        "model_name": model_name,
+        "arch": arch,
+        "microarchitecture": uarch,
+        "logical_cpus": logical or None,
+        "online_cpus": len(online) if online else None,
+        "threads_per_core": threads,
+        "cores_per_socket": cores_per_socket,
+        "sockets": sockets,
+        "numa_nodes": _numa_nodes(r),
+        "flags": flags,
+        "features": features,
+        "caches": _caches(r, ids, info.ecaches),
+        "max_mhz": max_mhz,
+        "min_mhz": min_mhz,
+        "hypervisor_vendor": hypervisor_vendor(ctx, flags, arch),
+    }
+    return {"cpu": result}
+
+
+def _topology_from_cpuinfo(info: CpuInfo):
+    """x86 cpuinfo's physical id / siblings / cpu cores, when sysfs has no topology."""
+    blocks = [b for b in info.cpus.values() if "physical id" in b]
+    if not blocks:
+        return None, None, None
+    try:
+        sockets = len({b["physical id"] for b in blocks})
+        cores = int(blocks[0]["cpu cores"])
+        siblings = int(blocks[0]["siblings"])
+    except (KeyError, ValueError):
+        return None, None, sockets if blocks else None
+    threads = siblings // cores if cores and siblings % cores == 0 else None
+    return threads or None, cores or None, sockets or None
+
+
+# ------------------------------------------------------------------ off Linux
+
+@lru_cache(maxsize=1)
+def _py_cpuinfo_raw() -> dict:
+    """py-cpuinfo, once per process, in-process (get_cpu_info() would re-execute Python)."""
+    try:
+        from cpuinfo import cpuinfo as _ci
+    except Exception:  # noqa: BLE001
+        return {}
+    internal = getattr(_ci, "_get_cpu_info_internal", None)
+    try:
+        return dict(internal() if internal else _ci.get_cpu_info())
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+def _probe_py_cpuinfo() -> dict:
+    data = _py_cpuinfo_raw()
+    import platform as _platform
+
+    machine = (_platform.machine() or "").lower()
+    arch = {"amd64": "x86_64", "x86_64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}.get(
+        machine, machine or None)
+    logical = os.cpu_count()
+    physical = None
+    try:
+        import psutil
+
+        physical = psutil.cpu_count(logical=False)
+    except Exception:  # noqa: BLE001
+        pass
+    flags = [str(f) for f in data.get("flags", []) or []]
+    vendor_raw = data.get("vendor_id_raw") or None
+    caches = {}
+    for key, name in (("l1_data_cache_size", "l1d"), ("l1_instruction_cache_size", "l1i"),
+                      ("l2_cache_size", "l2"), ("l3_cache_size", "l3")):
+        value = data.get(key)
+        if isinstance(value, int) and value > 0:
+            caches[name] = {"size_bytes": value, "instances": None}
+    hz = data.get("hz_advertised")
+    max_mhz = round(hz[0] / 1e6, 4) if isinstance(hz, (list, tuple)) and hz and hz[0] else None
+    model_name = data.get("brand_raw") or None
+    info = CpuInfo()
+    return {
+        "vendor_id": vendor_raw,
+        "vendor": (_tables().get("vendor_ids") or {}).get((vendor_raw or "").strip()) or
+        ("apple" if model_name and model_name.startswith("Apple") else None),
+        "model_name": model_name,
+        "arch": arch,
+        "microarchitecture": microarchitecture(arch, vendor_raw, flags) if arch == "x86_64" else None,
+        "logical_cpus": logical,
+        "online_cpus": logical,
+        "threads_per_core": (logical // physical) if logical and physical and logical % physical == 0 else None,
+        "cores_per_socket": None,
+        "sockets": None,
+        "numa_nodes": None,
+        "flags": flags,
+        "features": normalise_features(arch, flags, info, model_name),
+        "caches": caches,
+        "max_mhz": max_mhz,
+        "min_mhz": None,
+        "hypervisor_vendor": None,
+    }

@@ -1,0 +1,399 @@
+"""Record the files the probes read into a directory tree (``accelgui --record-tree DIR``).
+
+The result replays with ``accelgui --probe --sysroot DIR`` (and ``lscpu --sysroot DIR``): a
+bug report can carry the machine instead of a description of it. It is the same idea as
+util-linux's lscpu dump script, widened to what accelgui reads: procfs, the CPU, node,
+DMI, PCI, USB, DRM/accel/KFD/devfreq classes of sysfs, device-node names under ``dev/`` and
+the container markers.
+
+Rules:
+
+* only listed paths and patterns are read, never whole trees, so nothing like
+  ``/proc/kcore`` or a sysfs attribute that blocks is touched; files over 1 MiB are skipped;
+* symlinked sysfs directories are stored as real directories
+  (``sys/bus/pci/devices/ADDR/``, ``sys/bus/platform/devices/NAME/``); ``driver`` links become
+  links to a dummy ``sys/bus/<bus>/drivers/NAME`` directory so the driver name survives, and
+  class ``device`` links point at the recorded bus directory;
+* what identifies the machine or its owner is left out: DMI serials and UUIDs, USB serial
+  numbers, the host name, the Raspberry Pi serial in cpuinfo, s390 sequence codes and LPAR
+  names, NVIDIA GPU UUIDs, container and pod ids;
+* device nodes are recorded as empty files (their names are what the probes look at).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+MAX_BYTES = 1 << 20
+
+_CPU_TOP = ("possible", "present", "online", "offline", "kernel_max", "isolated", "nohz_full",
+            "dispatching", "smt/active", "smt/control", "cpufreq/boost", "modalias")
+_CPU_FILES = ("online", "cpu_capacity", "address", "configure", "polarization", "clock_tick",
+              "l1_icache_size", "l1_icache_line_size", "l1_dcache_size", "l1_dcache_line_size",
+              "l2_cache_size", "l2_cache_line_size")
+_CPUFREQ = ("cpuinfo_max_freq", "cpuinfo_min_freq", "scaling_cur_freq", "scaling_max_freq",
+            "scaling_min_freq", "scaling_driver", "scaling_governor", "base_frequency")
+_DMI = ("bios_date", "bios_release", "bios_vendor", "bios_version", "board_name", "board_vendor",
+        "board_version", "chassis_type", "chassis_vendor", "chassis_version", "ec_firmware_release",
+        "product_family", "product_name", "product_sku", "product_version", "sys_vendor")
+_CLOUD_ASSET_TAGS = {"7783-7084-3265-9085-8269-3286-77", "OracleCloud.com", "Amazon EC2",
+                     "HUAWEICLOUD"}
+_PCI_FILES = ("vendor", "device", "class", "subsystem_vendor", "subsystem_device", "revision",
+              "numa_node", "current_link_speed", "current_link_width", "max_link_speed",
+              "max_link_width", "boot_vga", "resource", "label", "local_cpulist", "sriov_numvfs",
+              "sriov_totalvfs", "mem_info_vram_total", "mem_info_vis_vram_total", "uevent",
+              "enable", "irq", "product_name", "product_number", "vbios_version")
+_USB_FILES = ("idVendor", "idProduct", "product", "manufacturer", "bDeviceClass",
+              "bDeviceSubClass", "bDeviceProtocol", "bInterfaceClass", "bInterfaceSubClass",
+              "bInterfaceProtocol", "bInterfaceNumber", "bNumInterfaces", "bcdDevice", "speed",
+              "version", "busnum", "devnum", "devpath", "maxchild", "removable")
+_DEVFREQ_FILES = ("name", "cur_freq", "max_freq", "min_freq", "available_frequencies",
+                  "available_governors", "governor", "target_freq")
+_DEV_PATTERNS = re.compile(r"^(nvidia.*|kfd|apex_\d+|hailo\d+|fastrpc-.*|davinci.*|"
+                           r"neuron\d+|accel\d*|dri|renderD\d+|card\d+|vfio|mali\d*|rknpu|"
+                           r"dxg|qaic.*|tenstorrent|habanalabs.*|hl\d+|xclmgmt.*|xocl.*|xfpga|"
+                           r"dfl-.*|intel-fpga-.*|nvhost-.*|nvgpu|nvmap|dma_heap)$")
+_UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_LONG_HEX = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{16,}(?![0-9a-fA-F])")
+
+
+class _Recorder:
+    def __init__(self, dest: str, source_root: str):
+        self.src = os.path.abspath(source_root)
+        self.dest = os.path.abspath(dest)
+        self.count = 0
+
+    # -- paths
+    def s(self, rel: str) -> str:
+        return os.path.join(self.src, rel)
+
+    def d(self, rel: str) -> str:
+        return os.path.join(self.dest, rel)
+
+    # -- source side (never raises)
+    def read(self, rel: str) -> bytes | None:
+        path = self.s(rel)
+        try:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+                return None
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except (OSError, ValueError):
+            return None
+        try:
+            chunks, size = [], 0
+            while size <= MAX_BYTES:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        data = b"".join(chunks)
+        return None if len(data) > MAX_BYTES else data
+
+    def listdir(self, rel: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self.s(rel)))
+        except (OSError, ValueError):
+            return []
+
+    def is_dir(self, rel: str) -> bool:
+        return os.path.isdir(self.s(rel))
+
+    def exists(self, rel: str) -> bool:
+        return os.path.lexists(self.s(rel))
+
+    def readlink_name(self, rel: str) -> str | None:
+        try:
+            return os.path.basename(os.readlink(self.s(rel)).rstrip("/")) or None
+        except (OSError, ValueError):
+            return None
+
+    def real_name(self, rel: str) -> str | None:
+        try:
+            return os.path.basename(os.path.realpath(self.s(rel)).rstrip("/")) or None
+        except (OSError, ValueError):
+            return None
+
+    # -- destination side
+    def put(self, rel: str, data: bytes) -> None:
+        path = self.d(rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path) and not os.path.isdir(path):
+            os.unlink(path)
+        with open(path, "wb") as f:
+            f.write(data)
+        self.count += 1
+
+    def copy(self, rel: str, dst: str | None = None, transform=None) -> bool:
+        data = self.read(rel)
+        if data is None:
+            return False
+        if transform is not None:
+            data = transform(data)
+            if data is None:
+                return False
+        self.put(dst or rel, data)
+        return True
+
+    def copy_files(self, rel: str, names=None, skip=("uevent",)) -> None:
+        for name in (names if names is not None else self.listdir(rel)):
+            if name in skip:
+                continue
+            self.copy(f"{rel}/{name}")
+
+    def link(self, rel: str, target: str) -> None:
+        path = self.d(rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            return
+        os.symlink(target, path)
+        self.count += 1
+
+    def mkdir(self, rel: str) -> None:
+        os.makedirs(self.d(rel), exist_ok=True)
+
+    def touch(self, rel: str) -> None:
+        self.put(rel, b"")
+
+
+# ------------------------------------------------------------------ redaction filters
+
+def _drop_lines(*prefixes: str):
+    keys = tuple(p.encode() for p in prefixes)
+
+    def run(data: bytes) -> bytes:
+        return b"".join(line for line in data.splitlines(keepends=True)
+                        if not line.lstrip().startswith(keys))
+    return run
+
+
+def _scrub_ids(data: bytes) -> bytes:
+    data = _UUID.sub(b"00000000-0000-0000-0000-000000000000", data)
+    return _LONG_HEX.sub(lambda m: b"0" * len(m.group(0)), data)
+
+
+# ------------------------------------------------------------------ areas
+
+def _proc(r: _Recorder) -> None:
+    r.copy("proc/cpuinfo", transform=_drop_lines("Serial"))
+    r.copy("proc/meminfo")
+    r.copy("proc/sysinfo", transform=_drop_lines("Sequence Code", "LPAR Name", "LPAR Node",
+                                                  "VM00 Name", "VM01 Name", "VM02 Name",
+                                                  "VM03 Name", "UUID", "Extended Name"))
+    for name in ("osrelease", "arch", "ostype"):
+        r.copy(f"proc/sys/kernel/{name}")
+    if not r.copy("proc/1/cgroup", "proc/self/cgroup", transform=_scrub_ids):
+        r.copy("proc/self/cgroup", transform=_scrub_ids)
+    if r.exists("proc/xen"):
+        r.mkdir("proc/xen")
+        r.copy("proc/xen/capabilities")
+    for marker in ("proc/vz", "proc/bc", "proc/iSeries"):
+        if r.exists(marker):
+            r.mkdir(marker)
+    r.copy("proc/bus/pci/devices")
+    dt = "proc/device-tree"
+    for name in ("compatible", "model", "hmc-managed?"):
+        r.copy(f"{dt}/{name}")
+    if r.exists(f"{dt}/ibm,partition-name"):
+        r.copy(f"{dt}/ibm,partition-name",
+               transform=lambda b: b if b.rstrip(b"\0") == b"full" else b"redacted\0")
+    if r.exists(f"{dt}/chosen/qemu,graphic-width"):
+        r.copy(f"{dt}/chosen/qemu,graphic-width")
+    nv = "proc/driver/nvidia"
+    r.copy(f"{nv}/version")
+    for gpu in r.listdir(f"{nv}/gpus"):
+        r.copy(f"{nv}/gpus/{gpu}/information", transform=_drop_lines("GPU UUID", "Serial"))
+
+
+def _cpu(r: _Recorder) -> None:
+    base = "sys/devices/system/cpu"
+    for name in _CPU_TOP:
+        r.copy(f"{base}/{name}")
+    for name in r.listdir(f"{base}/vulnerabilities"):
+        r.copy(f"{base}/vulnerabilities/{name}")
+    for name in r.listdir(base):
+        if not (name.startswith("cpu") and name[3:].isdigit()):
+            continue
+        d = f"{base}/{name}"
+        r.copy_files(d, _CPU_FILES)
+        r.copy_files(f"{d}/topology")
+        for idx in r.listdir(f"{d}/cache"):
+            if idx.startswith("index"):
+                r.copy_files(f"{d}/cache/{idx}")
+        if r.is_dir(f"{d}/cpufreq"):
+            r.copy_files(f"{d}/cpufreq", _CPUFREQ)
+    node = "sys/devices/system/node"
+    for name in ("online", "possible", "has_cpu", "has_memory", "has_normal_memory"):
+        r.copy(f"{node}/{name}")
+    for name in r.listdir(node):
+        if name.startswith("node") and name[4:].isdigit():
+            r.mkdir(f"{node}/{name}")
+            r.copy_files(f"{node}/{name}", ("cpumap", "cpulist", "distance", "meminfo"))
+    cs = "sys/devices/system/clocksource/clocksource0"
+    r.copy_files(cs, ("available_clocksource", "current_clocksource"))
+    r.copy("sys/hypervisor/type")
+    r.copy("sys/hypervisor/properties/features")
+
+
+def _dmi(r: _Recorder) -> None:
+    base = "sys/class/dmi/id"
+    r.copy_files(base, _DMI)
+    tag = r.read(f"{base}/chassis_asset_tag")
+    if tag is not None and tag.strip().decode("utf-8", "replace") in _CLOUD_ASSET_TAGS:
+        r.put(f"{base}/chassis_asset_tag", tag)
+
+
+_CHILD_CLASSES = ("drm", "accel", "misc", "apex", "hailo_chardev", "tenstorrent", "habanalabs",
+                  "neuron_device", "xclmgmt")
+
+
+def _bus_devices(r: _Recorder, bus: str, files, dev_names: set[str]) -> set[str]:
+    """``sys/bus/<bus>/devices/NAME`` (links into sys/devices) as real directories."""
+    base = f"sys/bus/{bus}/devices"
+    names = set()
+    for name in r.listdir(base):
+        if not r.is_dir(f"{base}/{name}"):
+            continue
+        d = f"{base}/{name}"
+        names.add(name)
+        r.mkdir(d)
+        r.copy_files(d, files, skip=())
+        if bus == "platform":
+            r.copy(f"{d}/of_node/compatible")
+        driver = r.readlink_name(f"{d}/driver")
+        if driver:
+            r.mkdir(f"sys/bus/{bus}/drivers/{driver}")
+            r.link(f"{d}/driver", f"../../drivers/{driver}")
+        group = r.readlink_name(f"{d}/iommu_group")
+        if group and group.isdigit():
+            r.mkdir(f"sys/kernel/iommu_groups/{group}")
+            r.link(f"{d}/iommu_group", f"../../../../kernel/iommu_groups/{group}")
+        if bus == "pci" and r.exists(f"{d}/physfn"):
+            parent = r.real_name(f"{d}/physfn")
+            if parent:
+                r.link(f"{d}/physfn", f"../{parent}")
+        if bus == "usb":                           # its node: dev/bus/usb/BBB/DDD
+            try:
+                busnum = int((r.read(f"{d}/busnum") or b"").strip())
+                devnum = int((r.read(f"{d}/devnum") or b"").strip())
+            except ValueError:
+                busnum = devnum = 0
+            if busnum and devnum:
+                dev_names.add(f"bus/usb/{busnum:03d}/{devnum:03d}")
+        if bus in ("pci", "platform"):
+            for cls in _CHILD_CLASSES:             # device nodes the driver made: drm/renderD128
+                for child in r.listdir(f"{d}/{cls}"):
+                    r.mkdir(f"{d}/{cls}/{child}")
+                    r.copy(f"{d}/{cls}/{child}/dev")
+                    dev_names.add(child.replace("!", "/"))
+    return names
+
+
+def _class_device(r: _Recorder, rel: str, buses: dict[str, set[str]]) -> None:
+    """``<class>/<name>/device``: point it at the recorded bus directory."""
+    name = r.real_name(f"{rel}/device")
+    if not name:
+        return
+    depth = rel.count("/") + 1                       # sys/class/drm/card0 -> 4
+    up = "../" * (depth - 1)
+    for bus in ("pci", "usb", "platform"):
+        if name in buses.get(bus, ()):
+            r.link(f"{rel}/device", f"{up}bus/{bus}/devices/{name}")
+            return
+    plat = f"sys/bus/platform/devices/{name}"
+    r.mkdir(plat)
+    for fname in ("uevent", "modalias"):
+        r.copy(f"{rel}/device/{fname}", f"{plat}/{fname}")
+    r.copy(f"{rel}/device/of_node/compatible", f"{plat}/of_node/compatible")
+    driver = r.readlink_name(f"{rel}/device/driver")
+    if driver:
+        r.mkdir(f"sys/bus/platform/drivers/{driver}")
+        r.link(f"{plat}/driver", f"../../drivers/{driver}")
+    r.link(f"{rel}/device", f"{up}bus/platform/devices/{name}")
+
+
+def _classes(r: _Recorder, buses: dict[str, set[str]]) -> None:
+    for cls in ("accel", "drm", "misc", "remoteproc", "devfreq"):
+        base = f"sys/class/{cls}"
+        for name in r.listdir(base):
+            if cls == "drm" and not re.fullmatch(r"card\d+|renderD\d+", name):
+                continue
+            if cls == "misc" and not _DEV_PATTERNS.match(name):
+                continue
+            rel = f"{base}/{name}"
+            r.mkdir(rel)
+            r.copy(f"{rel}/dev")
+            if cls == "remoteproc":
+                r.copy_files(rel, ("name", "state", "firmware"), skip=())
+            if cls == "devfreq":
+                r.copy_files(rel, _DEVFREQ_FILES, skip=())
+            _class_device(r, rel, buses)
+    kfd = "sys/class/kfd/kfd/topology"
+    r.copy(f"{kfd}/system_properties")
+    r.copy(f"{kfd}/generation_id")
+    for node in r.listdir(f"{kfd}/nodes"):
+        d = f"{kfd}/nodes/{node}"
+        r.mkdir(d)
+        r.copy_files(d, ("properties", "name", "gpu_id"), skip=())
+        for bank in r.listdir(f"{d}/mem_banks"):
+            r.copy(f"{d}/mem_banks/{bank}/properties")
+    r.copy("sys/module/nvidia/version")
+    r.copy("sys/module/amdgpu/version")
+
+
+def _dev(r: _Recorder, extra: set[str]) -> None:
+    """Device-node names as empty files (never opened); matching directories to depth 3."""
+    def walk(rel: str, depth: int) -> None:
+        if r.is_dir(rel):
+            r.mkdir(rel)
+            if depth < 3:
+                for sub in r.listdir(rel):
+                    walk(f"{rel}/{sub}", depth + 1)
+        elif not os.path.islink(r.s(rel)) or os.path.exists(r.s(rel)):
+            r.touch(rel)
+
+    for name in r.listdir("dev"):
+        if _DEV_PATTERNS.match(name):
+            walk(f"dev/{name}", 1)
+    for name in sorted(extra):
+        rel = f"dev/{name}"
+        if ".." not in name.split("/") and r.exists(rel) and not r.is_dir(rel) and \
+                not os.path.lexists(r.d(rel)):
+            r.touch(rel)
+
+
+def _system(r: _Recorder) -> None:
+    for rel in ("etc/os-release", "usr/lib/os-release", "etc/nv_tegra_release",
+                "run/systemd/container"):
+        r.copy(rel)
+    if r.exists(".dockerenv"):
+        r.touch(".dockerenv")
+    if r.exists("run/.containerenv"):
+        r.touch("run/.containerenv")            # podman writes names and ids in it
+
+
+def record_tree(dest: str, source_root: str = "/") -> int:
+    """Copy what the probes read from ``source_root`` into ``dest``; returns the file count.
+
+    ``dest`` is created if needed; existing files in it are overwritten.
+    """
+    r = _Recorder(dest, source_root)
+    os.makedirs(r.dest, exist_ok=True)
+    _proc(r)
+    _cpu(r)
+    _dmi(r)
+    dev_names: set[str] = set()
+    buses = {"pci": _bus_devices(r, "pci", _PCI_FILES, dev_names),
+             "usb": _bus_devices(r, "usb", _USB_FILES, dev_names),
+             "platform": _bus_devices(r, "platform", ("uevent", "modalias"), dev_names)}
+    _classes(r, buses)
+    _dev(r, dev_names)
+    _system(r)
+    return r.count
