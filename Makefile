@@ -19,6 +19,8 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# byte-compile now: the headless probe should not pay for compiling on every run
+	$(BIN)/python -m compileall -q accelgui probes knowledge resources >/dev/null
 	@touch $@
 
 # Qt's runtime libraries and fonts come from the system; install the missing ones.

@@ -1,0 +1,157 @@
+"""Start the desktop app: ``run_app(argv)``.
+
+The window is shown before anything slow happens; probing starts from the event loop in a
+worker, and pyqtgraph (only the Benchmarks page needs it) is imported in the background
+after the first paint.
+
+Options (for tests, screenshots and replaying a recorded machine)::
+
+    python -m accelgui.gui.app [--sysroot DIR] [--report FILE] [--lang en|zh_CN]
+                               [--theme system|light|dark] [--page NAME] [--knowledge DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from importlib.resources import files
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
+from PySide6.QtWidgets import QApplication
+
+from accelgui import __version__
+from accelgui.gui import i18n
+
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="accelgui", description="accelgui desktop app")
+    p.add_argument("--sysroot", default="/", metavar="DIR",
+                   help="probe a recorded machine tree instead of this machine")
+    p.add_argument("--report", metavar="FILE", help="show a saved JSON report instead of probing")
+    p.add_argument("--knowledge", metavar="DIR", help="extra or replacement route files")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="per-probe timeout")
+    p.add_argument("--lang", default=None, help="en or zh_CN (default: from the locale)")
+    p.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    p.add_argument("--page", choices=("overview", "hardware", "benchmarks", "routes", "reports"),
+                   default="overview", help="page to open first")
+    return p
+
+
+def app_icon() -> QIcon:
+    icon = QIcon()
+    base = files("accelgui.resources").joinpath("icons")
+    for size in ICON_SIZES:
+        try:
+            data = base.joinpath(f"accelgui-{size}.png").read_bytes()
+        except OSError:
+            continue
+        pixmap = QPixmap()
+        if pixmap.loadFromData(data, "PNG"):
+            icon.addPixmap(pixmap)
+    return icon
+
+
+def create_app(qt_argv: list[str] | None = None, theme: str = "system") -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
+            Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+        app = QApplication([sys.argv[0] if sys.argv and sys.argv[0] else "accelgui", *(qt_argv or [])])
+    QCoreApplication.setOrganizationName("accelgui")
+    QCoreApplication.setApplicationName("accelgui")
+    QCoreApplication.setApplicationVersion(__version__)
+    QGuiApplication.setApplicationDisplayName("accelgui")
+    QGuiApplication.setDesktopFileName("accelgui")
+    app.setWindowIcon(app_icon())
+    apply_theme(app, theme)
+    return app
+
+
+def apply_theme(app: QApplication, theme: str) -> None:
+    """"system" follows the desktop's light/dark setting; "light"/"dark" force one.
+
+    Views use palette roles only, so a palette is all a theme needs."""
+    if theme == "system":
+        return
+    hints = app.styleHints()
+    scheme = Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light
+    if hasattr(hints, "setColorScheme"):
+        hints.setColorScheme(scheme)
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")  # the style that redraws itself from any palette
+    is_dark = app.palette().color(QPalette.ColorRole.Window).lightness() < 128
+    if (theme == "dark") != is_dark:  # the platform ignored the request (e.g. no desktop theme)
+        app.setPalette(dark_palette() if theme == "dark" else app.style().standardPalette())
+
+
+def dark_palette() -> QPalette:
+    p = QPalette()
+    roles = QPalette.ColorRole
+    for role, colour in ((roles.Window, "#2b2b2b"), (roles.WindowText, "#e6e6e6"),
+                         (roles.Base, "#1f1f1f"), (roles.AlternateBase, "#303030"),
+                         (roles.ToolTipBase, "#3a3a3a"), (roles.ToolTipText, "#e6e6e6"),
+                         (roles.Text, "#e6e6e6"), (roles.Button, "#353535"),
+                         (roles.ButtonText, "#e6e6e6"), (roles.BrightText, "#ff6b6b"),
+                         (roles.Link, "#6ab0ff"), (roles.LinkVisited, "#b89cff"),
+                         (roles.Highlight, "#2f6fb5"), (roles.HighlightedText, "#ffffff"),
+                         (roles.PlaceholderText, "#9a9a9a"), (roles.Mid, "#4a4a4a"),
+                         (roles.Midlight, "#3c3c3c"), (roles.Dark, "#1a1a1a"),
+                         (roles.Shadow, "#000000"), (roles.Light, "#505050")):
+        p.setColor(role, QColor(colour))
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return p
+
+
+_preloaded = threading.Event()
+
+
+def preload_plotting() -> threading.Event:
+    """Import pyqtgraph in the background so that the Benchmarks page opens without a stall.
+
+    Returns an Event set once the import has finished (successfully or not)."""
+    def work():
+        try:
+            import pyqtgraph  # noqa: F401
+        except Exception:  # noqa: BLE001 - the page reports it when it needs it
+            pass
+        finally:
+            _preloaded.set()
+
+    if not _preloaded.is_set():
+        threading.Thread(target=work, name="accelgui-preload", daemon=True).start()
+    return _preloaded
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, qt_args = parser.parse_known_args(list(argv or []))
+    if args.sysroot != "/" and not os.path.isdir(args.sysroot):
+        sys.stderr.write(f"accelgui: --sysroot {args.sysroot}: not a directory\n")
+        return 2
+    if args.report and not os.path.isfile(args.report):
+        sys.stderr.write(f"accelgui: --report {args.report}: no such file\n")
+        return 2
+    app = create_app(qt_args, args.theme)
+    lang = i18n.normalize(args.lang) if args.lang else i18n.system_language()
+    i18n.install(lang, app)
+
+    from accelgui.gui.main_window import AppOptions, MainWindow
+
+    options = AppOptions(sysroot=os.path.abspath(args.sysroot) if args.sysroot != "/" else "/",
+                         report=args.report, knowledge=args.knowledge, timeout=args.timeout,
+                         lang=lang)
+    window = MainWindow(options)
+    window.show_page(args.page)
+    window.show()
+    QTimer.singleShot(0, window.start)      # probing, then pyqtgraph in the background
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(run_app(sys.argv[1:]))

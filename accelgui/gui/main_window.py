@@ -1,0 +1,767 @@
+"""The main window: sidebar, pages, toolbar, status bar; owns the workers and the state.
+
+State flows one way: workers produce Reports, the window keeps the current one and hands an
+immutable :class:`ViewState` to the views, which only draw it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass
+from importlib import metadata
+
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel,
+                               QListWidget, QListWidgetItem, QMainWindow, QMenu, QMessageBox,
+                               QProgressBar, QSizePolicy, QStackedWidget, QStyle, QToolBar,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from accelgui import __version__
+from accelgui.gui import i18n
+from accelgui.gui.views.benchmarks import BenchmarksView
+from accelgui.gui.views.common import READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState
+from accelgui.gui.views.compare import CompareView
+from accelgui.gui.views.hardware import HardwareView
+from accelgui.gui.views.overview import OverviewView
+from accelgui.gui.views.routes import RoutesView
+from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_knowledge_base,
+                                  open_report, probe_machine)
+
+PAGES = ("overview", "hardware", "benchmarks", "routes", "reports")
+
+
+@dataclass
+class AppOptions:
+    sysroot: str = "/"
+    report: str | None = None
+    knowledge: str | None = None
+    timeout: float = 5.0
+    lang: str = "en"
+    probe: bool = True          # probe this machine at start (False: wait, e.g. in tests)
+
+
+def _dist_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _advise_job(report, knowledge_dir, lang="en"):
+    """Worker job: (advised report or the same, kb, done, error or None)."""
+    error = None
+    try:
+        report = advise_report(report, knowledge_dir, lang)
+    except Exception as exc:  # noqa: BLE001 - shown in place, the report stays usable
+        error = f"{type(exc).__name__}: {exc}"
+    try:
+        kb, done = load_knowledge_base(knowledge_dir)
+    except Exception as exc:  # noqa: BLE001
+        kb, done = None, frozenset()
+        error = error or f"{type(exc).__name__}: {exc}"
+    return report, kb, frozenset(done), error
+
+
+def checkbox_style() -> str:
+    """Check boxes drawn from the palette, visible on light and dark backgrounds alike (the
+    default Fusion box almost disappears on a dark card)."""
+    from importlib.resources import files
+
+    try:
+        check = str(files("accelgui.resources").joinpath("icons", "check.svg")).replace("\\", "/")
+    except (ModuleNotFoundError, TypeError):
+        return ""
+    return (
+        "\nQCheckBox::indicator { width: 15px; height: 15px; border: 1px solid palette(text);"
+        " border-radius: 3px; background-color: palette(base); }"
+        "\nQCheckBox::indicator:hover { border-color: palette(highlight); }"
+        "\nQCheckBox::indicator:checked { background-color: palette(highlight);"
+        f" border-color: palette(highlight); image: url({check}); }}")
+
+
+class Notice(QFrame):
+    """A dismissible one-line message above the pages (instead of a storm of dialogs)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("notice")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 6, 6, 6)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.label, 1)
+        self.close_button = QToolButton()
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.clicked.connect(self.hide)
+        layout.addWidget(self.close_button)
+        self.hide()
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        colour = READINESS_COLOURS["driver-missing"] if error else STATUS_COLOURS["ready"]
+        self.setStyleSheet(f"QFrame#notice {{ border: 1px solid {colour}; border-left: 5px solid {colour};"
+                           f" border-radius: 6px; background-color: palette(base); }}")
+        self.label.setText(text)
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    report_changed = Signal()
+
+    def __init__(self, options: AppOptions | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.options = options or AppOptions()
+        self.ui_lang = i18n.normalize(self.options.lang)
+        self.live_report = None
+        self.opened_report = None
+        self.opened_path: str | None = None
+        self.showing_live = True
+        self.kb = None
+        self.done: frozenset = frozenset()
+        self.busy: str | None = None
+        self.probe_error: str | None = None
+        self.advice_error: str | None = None
+        self.benchmark_at: float | None = None
+        self.benchmark_command = None          # tests: callable(mode) -> argv of a fake child
+        self._tasks: set[Task] = set()
+        self._probe_gen = 0
+        self._advise_gen = {"live": 0, "opened": 0}
+        self._dirty: set[str] = set(PAGES)
+        self._closing = False
+        self._pending_benchmarks: dict | None = None
+        self._advise_after_plots = False
+        self._preload_started = False
+
+        self.setObjectName("main")
+        self.resize(1280, 800)
+        self.setMinimumSize(QSize(900, 600))
+        self.bench = BenchmarkProcess(self)
+        self._build_views()
+        self._build_actions()
+        self._build_menus_and_toolbar()
+        self._build_status_bar()
+        self._connect()
+        self.retranslate()
+        self.sidebar.setCurrentRow(0)
+        self._clock = QTimer(self)
+        self._clock.setInterval(30_000)
+        self._clock.timeout.connect(self._update_status)
+        self._clock.start()
+
+    # == building ======================================================================
+    def _build_views(self) -> None:
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setFixedWidth(190)
+        self.sidebar.setIconSize(QSize(20, 20))
+        self.sidebar.setFrameShape(QFrame.Shape.NoFrame)
+        self.setStyleSheet(STYLE + checkbox_style() + (
+            "\nQListWidget#sidebar { background-color: palette(alternate-base);"
+            " border-right: 1px solid palette(mid); padding-top: 8px; }"
+            "\nQListWidget#sidebar::item { padding: 9px 10px; border-radius: 6px; margin: 1px 6px; }"
+            "\nQListWidget#sidebar::item:selected { background-color: palette(highlight);"
+            " color: palette(highlighted-text); }"))
+        icons = {
+            "overview": QStyle.StandardPixmap.SP_ComputerIcon,
+            "hardware": QStyle.StandardPixmap.SP_DriveHDIcon,
+            "benchmarks": QStyle.StandardPixmap.SP_MediaPlay,
+            "routes": QStyle.StandardPixmap.SP_DirLinkIcon,
+            "reports": QStyle.StandardPixmap.SP_FileDialogDetailedView,
+        }
+        for page in PAGES:
+            item = QListWidgetItem(self.style().standardIcon(icons[page]), page)
+            item.setData(Qt.ItemDataRole.UserRole, page)
+            self.sidebar.addItem(item)
+        layout.addWidget(self.sidebar)
+        right = QVBoxLayout()
+        right.setContentsMargins(0, 0, 0, 0)
+        right.setSpacing(0)
+        self.notice = Notice()
+        notice_box = QWidget()
+        nb = QVBoxLayout(notice_box)
+        nb.setContentsMargins(16, 8, 16, 0)
+        nb.addWidget(self.notice)
+        notice_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        right.addWidget(notice_box)
+        self.stack = QStackedWidget()
+        self.overview = OverviewView()
+        self.hardware = HardwareView()
+        self.benchmarks = BenchmarksView()
+        self.routes = RoutesView()
+        self.reports = CompareView()
+        self.views = {"overview": self.overview, "hardware": self.hardware,
+                      "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports}
+        for page in PAGES:
+            self.stack.addWidget(self.views[page])
+        right.addWidget(self.stack, 1)
+        layout.addLayout(right, 1)
+        self.setCentralWidget(central)
+
+    def _action(self, shortcut=None, slot=None, checkable=False) -> QAction:
+        action = QAction(self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if slot is not None:
+            action.triggered.connect(slot)
+        action.setCheckable(checkable)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        style = self.style()
+        self.act_quick = self._action("Ctrl+B", lambda: self.run_benchmark("quick"))
+        self.act_quick.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.act_full = self._action("Ctrl+Shift+B", lambda: self.run_benchmark("full"))
+        self.act_cancel = self._action("Esc", self.cancel_benchmark)
+        self.act_cancel.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop))
+        self.act_cancel.setEnabled(False)
+        self.act_export = self._action("Ctrl+E", lambda: self.export_dialog())
+        self.act_export.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_DialogSaveButton))
+        self.act_open = self._action("Ctrl+O", self.choose_report)
+        self.act_open.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_DialogOpenButton))
+        self.act_reprobe = self._action("F5", self.show_live_and_reprobe)
+        self.act_reprobe.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_BrowserReload))
+        self.act_about = self._action("F1", self.show_about)
+        self.act_quit = self._action(QKeySequence.StandardKey.Quit, self.close)
+        self.lang_group = QActionGroup(self)
+        self.lang_group.setExclusive(True)
+        self.act_lang = {}
+        for lang in i18n.UI_LANGUAGES:
+            act = self._action(None, lambda _=False, l=lang: self.set_language(l), checkable=True)
+            act.setText(i18n.LANGUAGE_NAMES[lang])
+            act.setChecked(lang == self.ui_lang)
+            self.lang_group.addAction(act)
+            self.act_lang[lang] = act
+        self.act_pages = []
+        for i, page in enumerate(PAGES):
+            self.act_pages.append(self._action(f"Ctrl+{i + 1}", lambda _=False, p=page: self.show_page(p)))
+        self.export_formats = {}
+        try:
+            from accelgui.gui.export_dialog import FORMATS
+        except ImportError:
+            FORMATS = ()
+        for fmt in FORMATS:
+            act = QAction(self)
+            act.triggered.connect(lambda _=False, f=fmt: self.export_dialog(f))
+            self.export_formats[fmt] = act
+
+    def _build_menus_and_toolbar(self) -> None:
+        bar = self.menuBar()
+        self.menu_file = bar.addMenu("")
+        self.menu_file.addAction(self.act_open)
+        self.menu_file.addAction(self.act_export)
+        self.menu_file.addAction(self.act_reprobe)
+        self.menu_file.addSeparator()
+        self.menu_file.addAction(self.act_quit)
+        self.menu_bench = bar.addMenu("")
+        self.menu_bench.addAction(self.act_quick)
+        self.menu_bench.addAction(self.act_full)
+        self.menu_bench.addAction(self.act_cancel)
+        self.menu_view = bar.addMenu("")
+        for act in self.act_pages:
+            self.menu_view.addAction(act)
+        self.menu_view.addSeparator()
+        for act in self.act_lang.values():
+            self.menu_view.addAction(act)
+        self.menu_help = bar.addMenu("")
+        self.menu_help.addAction(self.act_about)
+
+        tb = QToolBar()
+        tb.setObjectName("toolbar")
+        tb.setMovable(False)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.setIconSize(QSize(18, 18))
+        self.addToolBar(tb)
+        self.toolbar = tb
+        self.bench_menu = QMenu(self)
+        self.bench_menu.addAction(self.act_quick)
+        self.bench_menu.addAction(self.act_full)
+        self.bench_button = QToolButton()
+        self.bench_button.setDefaultAction(self.act_quick)
+        self.bench_button.setMenu(self.bench_menu)
+        self.bench_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.bench_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.addWidget(self.bench_button)
+        tb.addAction(self.act_cancel)
+        tb.addSeparator()
+        self.export_menu = QMenu(self)
+        for act in self.export_formats.values():
+            self.export_menu.addAction(act)
+        self.export_button = QToolButton()
+        self.export_button.setDefaultAction(self.act_export)
+        self.export_button.setMenu(self.export_menu)
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.export_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.addWidget(self.export_button)
+        tb.addAction(self.act_open)
+        tb.addAction(self.act_reprobe)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        for act in self.act_lang.values():
+            tb.addAction(act)
+        tb.addSeparator()
+        tb.addAction(self.act_about)
+
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.status_label = QLabel()
+        sb.addWidget(self.status_label, 1)
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)
+        self.busy_bar.setMaximumWidth(140)
+        self.busy_bar.setMaximumHeight(14)
+        self.busy_bar.setTextVisible(False)
+        self.busy_bar.hide()
+        sb.addPermanentWidget(self.busy_bar)
+
+    def _connect(self) -> None:
+        self.sidebar.currentRowChanged.connect(self._page_changed)
+        self.overview.open_route.connect(self.open_route)
+        self.overview.open_page.connect(self.show_page)
+        self.routes.step_toggled.connect(self.set_step_done)
+        self.benchmarks.run_requested.connect(self.run_benchmark)
+        self.benchmarks.cancel_requested.connect(self.cancel_benchmark)
+        self.reports.open_requested.connect(self.choose_report)
+        self.reports.show_live_requested.connect(self.show_live)
+        self.bench.progress.connect(self._bench_progress)
+        self.bench.finished.connect(self._bench_finished)
+        self.bench.failed.connect(self._bench_failed)
+        self.bench.cancelled.connect(self._bench_cancelled)
+        self.bench.running_changed.connect(self._bench_running)
+        self.benchmarks.plots_ready.connect(self._plots_ready)
+
+    # == texts ===========================================================================
+    def retranslate(self) -> None:
+        names = {"overview": self.tr("Overview"), "hardware": self.tr("Hardware"),
+                 "benchmarks": self.tr("Benchmarks"), "routes": self.tr("Routes"),
+                 "reports": self.tr("Reports")}
+        for i, page in enumerate(PAGES):
+            self.sidebar.item(i).setText(names[page])
+            self.act_pages[i].setText(names[page])
+        self.act_quick.setText(self.tr("Run benchmark (quick)"))
+        self.act_quick.setToolTip(self.tr("Measure this machine: memory bandwidth, FLOPS, caches (Ctrl+B)"))
+        self.act_full.setText(self.tr("Run full benchmark"))
+        self.act_cancel.setText(self.tr("Cancel"))
+        self.act_cancel.setToolTip(self.tr("Stop the running benchmark (Esc)"))
+        self.act_export.setText(self.tr("Export…"))
+        self.act_export.setToolTip(self.tr("Save the report as JSON, Markdown, HTML, PDF… (Ctrl+E)"))
+        self.act_open.setText(self.tr("Open report…"))
+        self.act_open.setToolTip(self.tr("Show a saved report, e.g. from another machine (Ctrl+O)"))
+        self.act_reprobe.setText(self.tr("Probe again"))
+        self.act_reprobe.setToolTip(self.tr("Probe this machine again (F5)"))
+        self.act_about.setText(self.tr("About"))
+        self.act_quit.setText(self.tr("Quit"))
+        self.menu_file.setTitle(self.tr("&File"))
+        self.menu_bench.setTitle(self.tr("&Benchmark"))
+        self.menu_view.setTitle(self.tr("&View"))
+        self.menu_help.setTitle(self.tr("&Help"))
+        labels = {"json": "JSON", "markdown": "Markdown", "html": "HTML", "pdf": "PDF",
+                  "text": self.tr("Plain text"), "prometheus": "Prometheus", "nfd": self.tr("Kubernetes NFD")}
+        for fmt, act in self.export_formats.items():
+            act.setText(labels.get(fmt, fmt))
+        self.sidebar.setAccessibleName(self.tr("Pages"))
+        for view in self.views.values():
+            view.retranslate()
+        self._update_title()
+        self._update_status()
+
+    def set_language(self, lang: str) -> None:
+        """Switch UI and knowledge language; every view is rebuilt in the new language."""
+        lang = i18n.normalize(lang)
+        if not i18n.install(lang):
+            self.notice.show_message(self.tr("The translation for {lang} could not be loaded.")
+                                     .format(lang=lang), error=True)
+        self.ui_lang = lang
+        self.act_lang[lang].setChecked(True)
+        self._dirty = set(PAGES)
+        self.retranslate()
+        self._render_current()
+        for which in ("live", "opened"):     # route reasons come from the advisor, in a language
+            self.advise(which)
+
+    # == state -> views ===================================================================
+    @property
+    def report(self):
+        """The report the views show now."""
+        return self.live_report if self.showing_live else self.opened_report
+
+    def view_state(self) -> ViewState:
+        return ViewState(
+            report=self.report, kb=self.kb, lang=i18n.knowledge_lang(self.ui_lang), done=self.done,
+            live=self.showing_live, source=None if self.showing_live else self.opened_path,
+            busy=self.busy if self.showing_live else None,
+            error=self.probe_error if self.showing_live else None,
+            advice_error=self.advice_error, benchmark_at=self.benchmark_at)
+
+    def refresh(self) -> None:
+        """The state changed: redraw the page on screen now, the others when they are shown."""
+        self._dirty = set(PAGES)
+        self._render_current()
+        self._update_title()
+        self._update_status()
+        self.report_changed.emit()
+
+    def render_page(self, page: str) -> None:
+        self.views[page].render(self.view_state())
+        self._dirty.discard(page)
+
+    def _render_current(self) -> None:
+        page = self.current_page()
+        if page in self._dirty:
+            self.render_page(page)
+
+    def current_page(self) -> str:
+        return PAGES[max(0, self.stack.currentIndex())]
+
+    def show_page(self, page: str) -> None:
+        self.sidebar.setCurrentRow(PAGES.index(page))
+
+    def _page_changed(self, row: int) -> None:
+        if row < 0:
+            return
+        self.stack.setCurrentIndex(row)
+        self._render_current()
+
+    def open_route(self, route_id: str) -> None:
+        self.show_page("routes")
+        self.routes.open_route(route_id)
+
+    def _update_title(self) -> None:
+        report = self.report
+        if not self.showing_live and self.opened_path:
+            where = os.path.basename(self.opened_path)
+        elif report is not None and report.platform.hostname:
+            where = report.platform.hostname
+        else:
+            where = self.tr("this machine")
+        self.setWindowTitle(f"accelgui — {where}")
+
+    def status_text(self) -> str:
+        report = self.report
+        parts = []
+        if self.busy == "probing" and self.showing_live:
+            parts.append(self.tr("probing this machine…"))
+        elif report is None:
+            parts.append(self.probe_error and self.tr("probing failed") or self.tr("no report yet"))
+        else:
+            n = len(report.probes)
+            ok = sum(1 for p in report.probes if p.status in ("ok", "absent"))
+            parts.append(self.tr("probes {ok}/{n} ok").format(ok=ok, n=n))
+            if self.busy == "advising" and self.showing_live:
+                parts.append(self.tr("assessing routes…"))
+        if self.bench.is_running():
+            parts.append(self.tr("benchmark running"))
+        elif self.showing_live:
+            if self.benchmark_at is not None:
+                minutes = int((time.time() - self.benchmark_at) // 60)
+                parts.append(self.tr("last benchmark just now") if minutes < 1 else
+                             self.tr("last benchmark {n} min ago").format(n=minutes))
+            elif report is not None and report.benchmarks:
+                parts.append(self.tr("benchmark results included"))
+            else:
+                parts.append(self.tr("no benchmark yet"))
+        else:
+            parts.append(self.tr("showing {file}").format(file=os.path.basename(self.opened_path or "")))
+        return " · ".join(parts)
+
+    def _update_status(self) -> None:
+        self.status_label.setText(self.status_text())
+        self.busy_bar.setVisible(bool(self.busy) or self.bench.is_running())
+
+    # == workers ========================================================================
+    def _run_task(self, fn, *args, done=None, failed=None) -> Task:
+        task = Task(fn, *args)
+        self._tasks.add(task)
+
+        def finish(result, cb=done):
+            self._tasks.discard(task)
+            if cb is not None and not self._closing:
+                cb(result)
+
+        def fail(message, cb=failed):
+            self._tasks.discard(task)
+            if cb is not None and not self._closing:
+                cb(message)
+
+        task.done.connect(finish)
+        task.failed.connect(fail)
+        return task.start()
+
+    def start(self) -> None:
+        """Begin filling the window (called once it is on screen)."""
+        # pyqtgraph is imported in the background once the first results are on screen (or
+        # after a few seconds), so that the import does not compete with the first fill
+        QTimer.singleShot(4000, self, self._preload_plotting)
+        if self.options.report:
+            self.open_report_file(self.options.report)
+        elif self.options.probe:
+            self.probe()
+        self._load_knowledge()
+
+    def _preload_plotting(self) -> None:
+        if self._preload_started:
+            return
+        self._preload_started = True
+        from accelgui.gui.app import preload_plotting
+
+        loaded = preload_plotting()
+        waited = [0]
+
+        def when_plotting_ready():
+            waited[0] += 1
+            if loaded.is_set():
+                self.benchmarks.prepare_plots()
+            elif waited[0] < 120 and not self._closing:
+                QTimer.singleShot(250, self, when_plotting_ready)
+
+        QTimer.singleShot(250, self, when_plotting_ready)
+
+    def _load_knowledge(self) -> None:
+        def loaded(result):
+            kb, done = result
+            if self.kb is None:
+                self.kb = kb
+            self.done = frozenset(done)
+            self.refresh()
+
+        self._run_task(load_knowledge_base, self.options.knowledge, done=loaded,
+                       failed=lambda msg: setattr(self, "advice_error", msg))
+
+    def probe(self) -> None:
+        self._probe_gen += 1
+        gen = self._probe_gen
+        self.busy = "probing"
+        self.probe_error = None
+        self.refresh()
+
+        def probed(report):
+            if gen != self._probe_gen:
+                return
+            if self._pending_benchmarks is not None:
+                report = report.replace(benchmarks=self._pending_benchmarks)
+                self._pending_benchmarks = None
+            elif self.live_report is not None and self.live_report.benchmarks and not report.benchmarks:
+                report = report.replace(benchmarks=self.live_report.benchmarks)
+            self.live_report = report
+            self.busy = "advising"
+            self.refresh()
+            self.advise("live")
+
+        def failed(message):
+            if gen != self._probe_gen:
+                return
+            self.busy = None
+            self.probe_error = self.tr("Probing this machine failed: {error}").format(error=message)
+            self.refresh()
+
+        self._run_task(probe_machine, self.options.sysroot, self.options.timeout, done=probed,
+                       failed=failed)
+
+    def advise(self, which: str | None = None) -> None:
+        """Re-run the advisor (after probing, a benchmark, a ticked step, a language switch).
+
+        ``which``: "live" (this machine) or "opened" (a saved report); default: the one shown.
+        """
+        which = which or ("live" if self.showing_live else "opened")
+        report = self.live_report if which == "live" else self.opened_report
+        if report is None:
+            return
+        self._advise_gen[which] += 1
+        gen = self._advise_gen[which]
+        if which == "live":
+            self.busy = "advising"
+        self._update_status()
+
+        def advised(result):
+            if gen != self._advise_gen[which]:
+                return
+            new_report, kb, done, error = result
+            if which == "live":
+                self.live_report = new_report
+                self.busy = None
+            else:
+                self.opened_report = new_report
+            self.kb = kb if kb is not None else self.kb
+            self.done = done
+            self.advice_error = error
+            self.refresh()
+            QTimer.singleShot(300, self, self._preload_plotting)
+
+        def failed(message):
+            if gen != self._advise_gen[which]:
+                return
+            if which == "live":
+                self.busy = None
+            self.advice_error = message
+            self.refresh()
+
+        self._run_task(_advise_job, report, self.options.knowledge, self.knowledge_lang(),
+                       done=advised, failed=failed)
+
+    def knowledge_lang(self) -> str:
+        return i18n.knowledge_lang(self.ui_lang)
+
+    # == reports =========================================================================
+    def choose_report(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a saved report"),
+                                              os.path.expanduser("~"),
+                                              self.tr("accelgui reports (*.json);;All files (*)"))
+        if path:
+            self.open_report_file(path)
+
+    def open_report_file(self, path: str) -> None:
+        """Load a saved report in a worker, then show it in every view."""
+        self.statusBar().showMessage(self.tr("Opening {path}…").format(path=path), 3000)
+
+        def opened(report):
+            self.opened_report = report
+            self.opened_path = os.path.abspath(path)
+            self.showing_live = False
+            self.notice.hide()
+            self.routes.show_list()
+            self.refresh()
+
+        def failed(message):
+            self.notice.show_message(self.tr("Could not open {path}: {error}").format(
+                path=path, error=message), error=True)
+
+        self._run_task(open_report, path, self.options.knowledge, self.knowledge_lang(),
+                       done=opened, failed=failed)
+
+    def show_live(self) -> None:
+        self.showing_live = True
+        self.routes.show_list()
+        if self.live_report is None and self.busy != "probing":
+            self.probe()
+        else:
+            self.refresh()
+
+    def show_live_and_reprobe(self) -> None:
+        self.showing_live = True
+        self.probe()
+
+    # == progress =========================================================================
+    def set_step_done(self, step_id: str, done: bool) -> None:
+        try:
+            from accelgui.progress import mark_done, unmark
+
+            (mark_done if done else unmark)(step_id)
+        except Exception as exc:  # noqa: BLE001 - e.g. a read-only data directory
+            self.notice.show_message(self.tr("Could not save your progress: {error}").format(error=exc),
+                                     error=True)
+            return
+        self.done = (self.done | {step_id}) if done else (self.done - {step_id})
+        self.refresh()
+        self.advise()
+
+    # == benchmarks ========================================================================
+    def run_benchmark(self, mode: str = "quick") -> None:
+        if self.bench.is_running():
+            return
+        if not self.showing_live:
+            self.show_live()
+        argv = self.benchmark_command(mode) if self.benchmark_command else None
+        self.show_page("benchmarks")
+        self.bench.start(mode, argv)
+
+    def cancel_benchmark(self) -> None:
+        if self.bench.is_running():
+            self.bench.cancel()
+            self.statusBar().showMessage(self.tr("Stopping the benchmark…"), 2000)
+
+    def _bench_running(self, running: bool) -> None:
+        self.act_quick.setEnabled(not running)
+        self.act_full.setEnabled(not running)
+        self.act_cancel.setEnabled(running)
+        self.benchmarks.set_running(running, self.bench.mode)
+        self._update_status()
+
+    def _bench_progress(self, event: dict) -> None:
+        self.benchmarks.show_progress(event)
+        fraction = event.get("fraction")
+        if isinstance(fraction, (int, float)):
+            self.statusBar().showMessage(self.tr("Benchmark {pct}% · {stage}").format(
+                pct=int(fraction * 100), stage=event.get("stage") or ""))
+
+    def _bench_finished(self, benchmarks: dict) -> None:
+        self.benchmark_at = time.time()
+        self.statusBar().clearMessage()
+        self.benchmarks.show_finished()
+        if self.live_report is not None:
+            self.live_report = self.live_report.replace(benchmarks=benchmarks)
+            self.refresh()
+            # measured figures feed the advisor and the estimates; run it once the plots are
+            # drawn, so that its thread does not compete with them for the interpreter
+            if self.benchmarks.building:
+                self._advise_after_plots = True
+            else:
+                self.advise("live")
+        else:
+            self._pending_benchmarks = benchmarks
+
+    def _plots_ready(self) -> None:
+        if self._advise_after_plots:
+            self._advise_after_plots = False
+            self.advise("live")
+
+    def _bench_failed(self, message: str) -> None:
+        self.statusBar().showMessage(self.tr("The benchmark failed."), 5000)
+        self.benchmarks.show_error(message)
+
+    def _bench_cancelled(self) -> None:
+        self.statusBar().showMessage(self.tr("Benchmark cancelled."), 3000)
+        self.benchmarks.show_cancelled()
+
+    # == export / about =====================================================================
+    def export_dialog(self, fmt: str = "json"):
+        from accelgui.gui.export_dialog import ExportDialog
+
+        if self.report is None:
+            self.notice.show_message(self.tr("Nothing to export yet: the machine is still being probed."))
+            return None
+        dialog = ExportDialog(self.report, lang=i18n.knowledge_lang(self.ui_lang), fmt=fmt, parent=self)
+        if dialog.exec() and dialog.written:
+            self.notice.show_message(self.tr("Exported to {path}").format(path=dialog.written))
+        return dialog
+
+    def about_text(self) -> str:
+        rows = [
+            ("accelgui", __version__),
+            ("Qt", qVersion()),
+            ("PySide6", _dist_version("PySide6-Essentials") or _dist_version("PySide6") or "?"),
+            ("pyqtgraph", _dist_version("pyqtgraph") or self.tr("not installed")),
+            ("numba", _dist_version("numba") or self.tr("not installed")),
+            ("Python", platform.python_version()),
+        ]
+        table = "".join(f"<tr><td><b>{name}</b></td><td>&nbsp;{value}</td></tr>" for name, value in rows)
+        return ("<h3>accelgui</h3><p>" + self.tr(
+            "What this machine can do for accelerated computing: probes, measured throughput "
+            "and learning routes. Nothing leaves this computer unless you export it.")
+            + f"</p><table>{table}</table>")
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, self.tr("About accelgui"), self.about_text())
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        # the desktop switched between light and dark: redraw with the new palette
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and hasattr(self, "views"):
+            self._dirty = set(PAGES)
+            QTimer.singleShot(0, self, self._render_current)
+        super().changeEvent(event)
+
+    # == closing ============================================================================
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        self._closing = True
+        self.bench.stop_and_wait()
+        self.reports.cleanup()
+        super().closeEvent(event)

@@ -1,0 +1,610 @@
+"""Benchmarks: run quick or full, follow the progress, cancel; plots of what was measured.
+
+pyqtgraph is imported only when the first plot is drawn (it is not needed for the first
+paint of the window).
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHeaderView,
+                               QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState,
+                                       fmt_bytes, fmt_num, heading, muted, scroll_page)
+
+MEASURED = "#1e88e5"
+THEORETICAL = "#9e9e9e"
+PLOT_HEIGHT = 290
+CACHE_LINE_COLOURS = {"l1d": "#43a047", "l2": "#fb8c00", "l3": "#8e24aa"}
+
+# FP64 flops per cycle per core for a core with these features (2 FMA units where usual).
+_FLOPS_PER_CYCLE_FP64 = (("avx512f", 32), ("avx2", 16), ("fma", 16), ("avx", 8), ("sve", 16),
+                         ("neon", 8), ("asimd", 8), ("sse2", 4))
+
+
+# -- reading the benchmarks object (tolerant: fields are optional) ------------------------------
+
+def _get(d, *path):
+    for key in path:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(key)
+    return d
+
+
+def _num(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def cache_sweep(bench: dict) -> list[tuple[float, float]]:
+    points = _get(bench, "cpu", "cache_sweep") or []
+    out = []
+    for p in points if isinstance(points, list) else []:
+        if isinstance(p, dict) and _num(p.get("bytes")) and _num(p.get("gbps")) is not None:
+            out.append((float(p["bytes"]), float(p["gbps"])))
+    return sorted(out)
+
+
+def cache_sizes(report) -> dict[str, float]:
+    """Per-instance size of each data cache level (what one core's sweep runs into)."""
+    sizes = {}
+    for level in ("l1d", "l2", "l3"):
+        entry = (report.cpu.caches or {}).get(level) if report is not None else None
+        if isinstance(entry, dict) and _num(entry.get("size_bytes")):
+            instances = entry.get("instances") or 1
+            sizes[level] = float(entry["size_bytes"]) / max(1, int(instances))
+    return sizes
+
+
+def theoretical_peaks(report, bench: dict) -> dict:
+    """Theoretical CPU peaks: {"gflops", "gflops_1t", "gflops_fp32", "gbps", "gflops_source"}.
+
+    Read from the benchmark child's ``cpu.theoretical`` (clock x cores x FMA width); when
+    absent, FP64 is estimated here from clock, cores and SIMD width. The child measures
+    memory bandwidth but has no theoretical figure for it, so "gbps" is usually None.
+    """
+    theo = {}
+    for candidate in (_get(bench, "cpu", "theoretical"), _get(bench, "cpu", "fma", "theoretical"),
+                      bench.get("theoretical")):
+        if isinstance(candidate, dict):
+            theo = {**candidate, **theo}
+    roof = bench.get("roofline") if isinstance(bench.get("roofline"), dict) else {}
+    gflops = _num(theo.get("fp64_gflops_mt")) or _num(theo.get("fp64_gflops"))
+    if gflops is None and "theoretical" in str(roof.get("peak_gflops_source") or ""):
+        gflops = _num(roof.get("peak_gflops"))
+    gbps = _num(_get(bench, "cpu", "stream", "theoretical", "triad_gbps")) or _num(theo.get("memory_gbps"))
+    source = "report" if gflops else None
+    if gflops is None and report is not None:
+        gflops = estimate_peak_gflops(report)
+        source = "estimate" if gflops else None
+    return {"gflops": gflops, "gflops_1t": _num(theo.get("fp64_gflops_1t")),
+            "gflops_fp32": _num(theo.get("fp32_gflops_mt")), "gbps": gbps,
+            "gflops_source": source}
+
+
+def gpu_results(bench: dict) -> list[dict]:
+    """Per-device GPU figures: {"0": {...}} (the child) or {"devices": [...]} (older reports)."""
+    gpu = bench.get("gpu")
+    if not isinstance(gpu, dict):
+        return []
+    if isinstance(gpu.get("devices"), list):
+        return [d for d in gpu["devices"] if isinstance(d, dict) and not d.get("error")]
+    return [v for k, v in sorted(gpu.items()) if k.isdigit() and isinstance(v, dict) and not v.get("error")]
+
+
+def estimate_peak_gflops(report) -> float | None:
+    """Clock x cores x FP64 flops per cycle from the SIMD features: a rough upper bound."""
+    cpu = report.cpu
+    cores = (cpu.cores_per_socket or 0) * (cpu.sockets or 0) or None
+    if cores is None and cpu.logical_cpus:
+        cores = cpu.logical_cpus // max(1, cpu.threads_per_core or 1)
+    if not cores or not cpu.max_mhz:
+        return None
+    features = set(cpu.features or []) | set(cpu.flags or [])
+    per_cycle = next((n for name, n in _FLOPS_PER_CYCLE_FP64 if name in features), 2)
+    return cores * cpu.max_mhz / 1000.0 * per_cycle
+
+
+def roofline_points(bench: dict) -> list[tuple[str, float | None, float]]:
+    """[(label, flops per byte or None for "compute only", GFLOP/s)] measured on this machine."""
+    names = {"stream_triad": "STREAM triad", "dgemm": "DGEMM", "fma_fp64": "FMA FP64"}
+    given = _get(bench, "roofline", "measured_points")
+    if isinstance(given, list) and given:
+        return [(names.get(p.get("name"), str(p.get("name"))), _num(p.get("flops_per_byte")),
+                 float(p["gflops"])) for p in given if isinstance(p, dict) and _num(p.get("gflops"))]
+    pts = []
+    triad = _num(_get(bench, "cpu", "stream", "triad_gbps"))
+    if triad:
+        ai = 2.0 / 24.0  # a[i] = b[i] + s * c[i]: 2 flops per 24 bytes (FP64)
+        pts.append(("STREAM triad", ai, triad * ai))
+    gemm = _get(bench, "cpu", "gemm")
+    if isinstance(gemm, dict):
+        gflops = _num(gemm.get("dgemm_gflops")) or _num(gemm.get("fp64_gflops"))
+        n = _num(gemm.get("n"))
+        if gflops and n:
+            pts.append(("DGEMM", 2.0 * n / 24.0, gflops))
+    fma = _num(_get(bench, "cpu", "fma", "fp64_gflops_mt"))
+    if fma:
+        pts.append(("FMA FP64", None, fma))
+    return pts
+
+
+def figures(bench: dict) -> list[tuple[str, str]]:
+    """[(name, formatted value)] of every number in the benchmarks object."""
+    rows = []
+
+    def walk(prefix, value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v)
+        elif isinstance(value, list):
+            if prefix.endswith(("cache_sweep", "measured_points")):
+                rows.append((prefix, f"{len(value)} points"))
+            elif prefix.endswith("llvm_cpu_features"):
+                rows.append((prefix, f"{len(value)} features"))
+            elif all(not isinstance(v, (dict, list)) for v in value):
+                text = ", ".join(map(str, value))
+                rows.append((prefix, text if len(text) <= 60 else text[:57] + "…"))
+            else:
+                for i, v in enumerate(value):
+                    walk(f"{prefix}[{i}]", v)
+        elif prefix.endswith("_bytes") and isinstance(value, (int, float)):
+            rows.append((prefix, fmt_bytes(value)))
+        else:
+            rows.append((prefix, fmt_num(value)))
+
+    walk("", bench)
+    return rows
+
+
+class BenchmarksView(QWidget):
+    run_requested = Signal(str)     # "quick" | "full"
+    cancel_requested = Signal()
+    plots_ready = Signal()          # the plots of the last render are all built
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = ViewState()
+        self._pg = None
+        self._running = False
+        self._build_gen = 0
+        self.building = False           # True while the plots are being built
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self._area, self._inner, body = scroll_page(self)
+        outer.addWidget(self._area)
+        self.title = heading("", 6)
+        body.addWidget(self.title)
+        self.intro = muted("")
+        body.addWidget(self.intro)
+
+        controls = Card()
+        row = QHBoxLayout()
+        self.mode = QComboBox()
+        self.mode.addItem("", "quick")
+        self.mode.addItem("", "full")
+        row.addWidget(self.mode)
+        self.run_button = QPushButton()
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(lambda: self.run_requested.emit(self.selected_mode()))
+        row.addWidget(self.run_button)
+        self.cancel_button = QPushButton()
+        self.cancel_button.clicked.connect(self.cancel_requested.emit)
+        row.addWidget(self.cancel_button)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(True)
+        row.addWidget(self.progress, 1)
+        controls.body.addLayout(row)
+        self.stage = QLabel("")
+        self.stage.setWordWrap(True)
+        self.stage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        controls.body.addWidget(self.stage)
+        self.stage.hide()
+        self.error = QLabel("")
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error.setStyleSheet(
+            f"QLabel {{ border: 1px solid {READINESS_COLOURS['driver-missing']}; border-radius: 6px;"
+            f" padding: 8px; }}")
+        self.error.hide()
+        controls.body.addWidget(self.error)
+        body.addWidget(controls)
+
+        self.results = QWidget()
+        self.results_layout = QVBoxLayout(self.results)
+        self.results_layout.setContentsMargins(0, 0, 0, 0)
+        self.message = muted("")
+        self.results_layout.addWidget(self.message)
+        self.grid_box = QWidget()
+        grid = QGridLayout(self.grid_box)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(12)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        self.card_titles, self._slots, self._slot_widgets = [], [], []
+        for i in range(4):
+            card = Card()
+            title = heading("", 1)
+            card.body.addWidget(title)
+            slot = QVBoxLayout()
+            slot.setContentsMargins(0, 0, 0, 0)
+            card.body.addLayout(slot)
+            card.body.addStretch(1)
+            grid.addWidget(card, i // 2, i % 2)
+            self.card_titles.append(title)
+            self._slots.append(slot)
+            self._slot_widgets.append([])
+        self.results_layout.addWidget(self.grid_box)
+        self.grid_box.hide()
+        self.results_layout.addStretch(1)
+        self._plots: dict = {}          # persistent PlotWidgets, created once
+        self._table: QTableWidget | None = None
+        body.addWidget(self.results, 1)
+        body.addStretch(0)
+        self.set_running(False)
+        self.retranslate()
+
+    def selected_mode(self) -> str:
+        return self.mode.currentData() or "quick"
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Benchmarks"))
+        self.intro.setText(self.tr(
+            "Measured on this machine in a separate process: memory bandwidth (STREAM), "
+            "floating-point throughput (FMA), cache behaviour. Quick takes a few seconds; full "
+            "takes longer and is more precise. The window stays usable while it runs."))
+        self.mode.setItemText(0, self.tr("Quick"))
+        self.mode.setItemText(1, self.tr("Full"))
+        self.run_button.setText(self.tr("Run benchmark"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        for label, text in zip(self.card_titles, (self.tr("Cache sweep"), self.tr("Roofline"),
+                                                  self.tr("Measured vs theoretical"),
+                                                  self.tr("All figures"))):
+            label.setText(text)
+        if not self._running and not self.stage.text():
+            self.progress.setFormat(self.tr("idle"))
+        self.render(self.state)
+
+    # -- run state, driven by the main window ------------------------------------------------
+    def _set_stage(self, text: str) -> None:
+        self.stage.setText(text)
+        self.stage.setVisible(bool(text))
+
+    def set_running(self, running: bool, mode: str | None = None) -> None:
+        self._running = running
+        if mode is not None and self.mode.findData(mode) >= 0:
+            self.mode.setCurrentIndex(self.mode.findData(mode))
+        self.run_button.setEnabled(not running)
+        self.mode.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        if running:
+            self.error.hide()
+            self.progress.setValue(0)
+            self.progress.setFormat("%p%")
+            self._set_stage(self.tr("Starting the benchmark process…"))
+            if not (self.state.report is not None and self.state.report.benchmarks):
+                self.render(self.state)
+
+    def show_progress(self, event: dict) -> None:
+        fraction = event.get("fraction")
+        if isinstance(fraction, (int, float)):
+            self.progress.setValue(int(max(0.0, min(1.0, float(fraction))) * 1000))
+        stage = str(event.get("stage") or "")
+        message = str(event.get("message") or "")
+        self._set_stage(self.tr("Stage: {stage}").format(stage=stage)
+                           + (f" — {message}" if message else ""))
+
+    def show_finished(self) -> None:
+        self.progress.setValue(1000)
+        self._set_stage(self.tr("Finished. The results below are part of the report now."))
+
+    def show_cancelled(self) -> None:
+        self.progress.setValue(0)
+        self.progress.setFormat(self.tr("cancelled"))
+        self._set_stage(self.tr("Benchmark cancelled."))
+
+    def show_error(self, message: str) -> None:
+        self.progress.setValue(0)
+        self.progress.setFormat(self.tr("failed"))
+        self._set_stage("")
+        self.error.setText(self.tr("The benchmark did not complete: {message}\nThe rest of the "
+                                   "app is unaffected; you can run it again.").format(message=message))
+        self.error.show()
+
+    # -- results -----------------------------------------------------------------------------
+    def render(self, state: ViewState) -> None:
+        old_bench = self.state.report.benchmarks if self.state.report is not None else None
+        self.state = state
+        report = state.report
+        bench = report.benchmarks if report is not None else None
+        self.run_button.setEnabled(not self._running)
+        if not isinstance(bench, dict) or not bench or (bench.get("error") and not bench.get("cpu")):
+            self._build_gen += 1
+            self.building = False
+            self._rendered = None
+            self.grid_box.hide()
+            if isinstance(bench, dict) and bench.get("error"):
+                text = self.tr("The benchmark recorded in this report failed: {error}").format(
+                    error=bench["error"])
+            elif self._running:
+                text = self.tr("Measuring… the plots appear here when the run finishes.")
+            elif state.live:
+                text = self.tr("No measurements yet. Press Run benchmark (Ctrl+B) to measure this machine.")
+            else:
+                text = self.tr("This report carries no benchmark results.")
+            self.message.setText(text)
+            self.message.show()
+            return
+        key = (id(bench), id(report.cpu), state.lang, self.palette().color(QPalette.ColorRole.Base).name())
+        if key == getattr(self, "_rendered", None) and bench is old_bench:
+            return  # same figures (e.g. only the routes changed): nothing to redraw
+        self._rendered = key
+        self.message.hide()
+        self.grid_box.show()
+        # One plot per event-loop turn: the window keeps answering while results arrive.
+        builders = (self._cache_plot, self._roofline_plot, self._bars_plot, self._figures_part)
+        self._build_gen += 1
+        gen = self._build_gen
+
+        def build(i=0):
+            if gen != self._build_gen:
+                return
+            if i >= len(builders):
+                self.building = False
+                self.plots_ready.emit()
+                return
+            main, notes = builders[i](self._pyqtgraph(), report, bench)
+            self._fill_card(i, main, notes)
+            QTimer.singleShot(0, self, lambda: build(i + 1))
+
+        self.building = True
+        QTimer.singleShot(0, self, build)
+
+    def prepare_plots(self) -> None:
+        """Create the plot widgets ahead of time (one per event-loop turn), once pyqtgraph is
+        imported, so that the first results do not pay for it."""
+        keys = [k for k in ("cache", "roofline", "bars") if k not in self._plots]
+
+        def step(i=0):
+            if i < len(keys) and keys[i] not in self._plots:
+                plot = self._new_plot(self._pyqtgraph(), keys[i], "", "")
+                plot.hide()
+                QTimer.singleShot(0, self, lambda: step(i + 1))
+            elif i < len(keys):
+                QTimer.singleShot(0, self, lambda: step(i + 1))
+        step()
+
+    def _fill_card(self, i: int, main: QWidget, notes: list) -> None:
+        slot = self._slots[i]
+        for widget in self._slot_widgets[i]:
+            if widget is main:
+                continue
+            widget.hide()
+            if widget not in self._plots.values() and widget is not self._table:
+                slot.removeWidget(widget)
+                widget.setParent(None)
+                widget.deleteLater()
+        slot_widgets = [main] + [muted(text) for text in notes]
+        for n, widget in enumerate(slot_widgets):
+            if slot.indexOf(widget) < 0:
+                slot.addWidget(widget, 1 if n == 0 else 0)
+            widget.show()
+        self._slot_widgets[i] = slot_widgets
+
+    def _figures_part(self, pg, report, bench):
+        return self._figures_table(bench), []
+
+    def _pyqtgraph(self):
+        if self._pg is None:
+            import pyqtgraph as pg
+
+            pg.setConfigOptions(antialias=True)
+            self._pg = pg
+        return self._pg
+
+    def _new_plot(self, pg, key: str, x_label: str, y_label: str, logx=False, logy=False):
+        """The persistent plot ``key``, cleared and set up (created on first use)."""
+        pal = self.palette()
+        text = pal.color(QPalette.ColorRole.Text)
+        widget = self._plots.get(key)
+        if widget is None:
+            widget = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+            # a fixed height: a plot that changes does not resize (and repaint) its neighbours
+            widget.setFixedHeight(PLOT_HEIGHT)
+            widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            widget.setMenuEnabled(False)
+            self._plots[key] = widget
+        else:
+            widget.setBackground(pal.color(QPalette.ColorRole.Base))
+        item = widget.getPlotItem()
+        item.clear()
+        if item.legend is not None:
+            item.legend.clear()
+        for name in ("left", "bottom"):
+            axis = item.getAxis(name)
+            axis.setPen(pg.mkPen(text))
+            axis.setTextPen(pg.mkPen(text))
+            axis.enableAutoSIPrefix(False)
+            axis.setTicks(None)
+        item.setLabel("bottom", x_label)
+        item.setLabel("left", y_label)
+        item.setLogMode(x=logx, y=logy)
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.enableAutoRange()
+        widget.setMouseEnabled(x=True, y=True)
+        widget.setToolTip("")
+        return widget
+
+    def _cache_plot(self, pg, report, bench) -> QWidget:
+        points = cache_sweep(bench)
+        if not points:
+            return muted(self.tr("No cache sweep in these results (the full benchmark measures it).")), []
+        plot = self._new_plot(pg, "cache", self.tr("working set"), self.tr("bandwidth (GB/s)"), logx=True)
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        plot.plot(xs, ys, pen=pg.mkPen(MEASURED, width=2), symbol="o", symbolSize=5,
+                  symbolBrush=MEASURED, symbolPen=None, name=self.tr("measured"))
+        ticks = []
+        size = 1024
+        while size <= xs[-1] * 2:
+            if size >= xs[0] / 2:
+                ticks.append((math.log10(size), fmt_bytes(size).replace(".0 ", " ")))
+            size *= 16
+        plot.getPlotItem().getAxis("bottom").setTicks([ticks, []])
+        text = self.palette().color(QPalette.ColorRole.Text)
+        for i, (level, size) in enumerate(cache_sizes(report).items()):
+            colour = CACHE_LINE_COLOURS[level]
+            line = pg.InfiniteLine(pos=math.log10(size), angle=90,
+                                   pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine),
+                                   label=f"{level.upper()} {fmt_bytes(size).replace('.0 ', ' ')}",
+                                   labelOpts={"position": 0.95 - 0.08 * i, "color": text,
+                                              "anchors": [(0, 0.5), (0, 0.5)]})
+            plot.addItem(line)
+        plot.setToolTip(self.tr("Bandwidth of one core as the working set grows: it steps down "
+                                "where the data stops fitting in each cache level (dashed lines)."))
+        return plot, []
+
+    def _roofline_plot(self, pg, report, bench) -> QWidget:
+        roof = bench.get("roofline") if isinstance(bench.get("roofline"), dict) else {}
+        fma = _num(_get(bench, "cpu", "fma", "fp64_gflops_mt"))
+        bw = _num(roof.get("peak_gbps")) or _num(_get(bench, "cpu", "stream", "triad_gbps"))
+        theo = theoretical_peaks(report, bench)
+        points = roofline_points(bench)
+        if not bw or not (fma or theo["gflops"]):
+            return muted(self.tr("Not enough figures for a roofline.")), []
+        plot = self._new_plot(pg, "roofline", self.tr("arithmetic intensity (flop/byte)"),
+                              self.tr("performance (GFLOP/s)"), logx=True, logy=True)
+        plot.addLegend(offset=(10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text))
+        hi = max([64.0] + [ai * 2 for _, ai, _ in points if ai])
+        steps = int(math.ceil(math.log2(hi) * 4))
+        xs = [2 ** (k / 4) for k in range(-28, steps + 1)]  # 1/128 flop/byte .. beyond the points
+        if theo["gflops"]:
+            roof_bw = theo["gbps"] or bw
+            plot.plot(xs, [min(theo["gflops"], x * roof_bw) for x in xs],
+                      pen=pg.mkPen(THEORETICAL, width=2, style=Qt.PenStyle.DashLine),
+                      name=self.tr("theoretical roof") + (" " + self.tr("(estimate)")
+                                                          if theo["gflops_source"] == "estimate" else ""))
+        if fma:
+            plot.plot(xs, [min(fma, x * bw) for x in xs], pen=pg.mkPen(MEASURED, width=2),
+                      name=self.tr("measured roof"))
+        colours = ("#e53935", "#fb8c00", "#43a047", "#8e24aa")
+        for (label, ai, gflops), colour in zip(points, colours * 3):
+            x = ai if ai else xs[-1] / 1.5   # compute-only kernels sit at the right edge
+            plot.plot([x], [gflops], pen=None, symbol="o", symbolSize=11, symbolBrush=colour,
+                      symbolPen=pg.mkPen("#ffffff"), name=f"{label}: {fmt_num(gflops)} GFLOP/s")
+        plot.setToolTip(self.tr("Measured kernels (dots) under the roofs: memory-bound on the "
+                                "sloped part, compute-bound on the flat part."))
+        return plot, []
+
+    def bar_rows(self, report, bench) -> list[tuple[str, float, float | None, str]]:
+        """[(label, measured, theoretical or None, unit)] for the bar chart."""
+        theo = theoretical_peaks(report, bench)
+        rows = []
+        fma = _num(_get(bench, "cpu", "fma", "fp64_gflops_mt"))
+        fma_1t = _num(_get(bench, "cpu", "fma", "fp64_gflops_1t"))
+        fp32 = _num(_get(bench, "cpu", "fma", "fp32_gflops_mt"))
+        triad = _num(_get(bench, "cpu", "stream", "triad_gbps"))
+        if fma is not None:
+            rows.append((self.tr("CPU FP64\nall cores"), fma, theo["gflops"], "GFLOP/s"))
+        if fma_1t is not None:
+            ref = theo["gflops_1t"]
+            if ref is None and theo["gflops"] and report is not None:
+                cores = (report.cpu.cores_per_socket or 0) * (report.cpu.sockets or 0)
+                ref = theo["gflops"] / cores if cores else None
+            rows.append((self.tr("CPU FP64\none core"), fma_1t, ref, "GFLOP/s"))
+        if fp32 is not None and theo["gflops_fp32"]:
+            rows.append((self.tr("CPU FP32\nall cores"), fp32, theo["gflops_fp32"], "GFLOP/s"))
+        if triad is not None:
+            rows.append((self.tr("Memory\n(STREAM triad)"), triad, theo["gbps"], "GB/s"))
+        gpus = gpu_results(bench)
+        if gpus:
+            gpu = gpus[0]
+            suffix = f" ×{len(gpus)}" if len(gpus) > 1 else ""
+            if _num(gpu.get("triad_gbps")):
+                rows.append((self.tr("GPU memory") + "\n" + self.tr("(one device)") + suffix, gpu["triad_gbps"],
+                             _num(gpu.get("memory_peak_gbps")) or _num(gpu.get("peak_gbps")), "GB/s"))
+            if _num(gpu.get("fp32_gflops")):
+                rows.append((self.tr("GPU FP32") + "\n" + self.tr("(one device)") + suffix, gpu["fp32_gflops"],
+                             _num(gpu.get("theoretical_fp32_gflops")) or _num(gpu.get("fp32_peak_gflops")),
+                             "GFLOP/s"))
+        return rows
+
+    def _bars_plot(self, pg, report, bench):
+        theo = theoretical_peaks(report, bench)
+        all_rows = self.bar_rows(report, bench)
+        rows = [r for r in all_rows if r[2]]
+        notes = []
+        if not all_rows:
+            return muted(self.tr("No throughput figures in these results.")), []
+        if rows:
+            notes.append(self.tr("Blue: measured. Grey: theoretical peak (100%)."))
+        for label, measured, _ref, unit in all_rows:
+            if not _ref:
+                notes.append(self.tr("{what}: {value} {unit} measured (no theoretical peak known)")
+                             .format(what=label.replace("\n", " "), value=fmt_num(measured), unit=unit))
+        if theo["gflops_source"] == "estimate":
+            notes.append(self.tr("Theoretical FP64 peak estimated as cores × {ghz} GHz × flops per "
+                                 "cycle from the SIMD features: an upper bound, not a measurement.")
+                         .format(ghz=f"{(report.cpu.max_mhz or 0) / 1000:.2f}"))
+        if not rows:
+            return muted(notes.pop(0)), notes
+        plot = self._new_plot(pg, "bars", "", self.tr("% of theoretical peak"))
+        text = self.palette().color(QPalette.ColorRole.Text)
+        measured_x, measured_h, ticks = [], [], []
+        for i, (label, measured, ref, unit) in enumerate(rows):
+            x = i * 3.0
+            ticks.append((x + 0.5, label))
+            pct = 100.0 * measured / ref
+            measured_x.append(x)
+            measured_h.append(pct)
+            item = pg.TextItem(f"{pct:.0f}%\n{fmt_num(measured)}\n{unit}", color=text, anchor=(0.5, 1.0))
+            item.setPos(x + 0.5, max(pct, 100.0) + 2)
+            plot.addItem(item)
+        plot.addItem(pg.BarGraphItem(x=measured_x, height=measured_h, width=0.9, brush=MEASURED))
+        plot.addItem(pg.BarGraphItem(x=[x + 1 for x in measured_x], height=[100.0] * len(rows),
+                                     width=0.9, brush=THEORETICAL))
+        axis = plot.getPlotItem().getAxis("bottom")
+        axis.setTicks([ticks])
+        axis.setHeight(44)
+        plot.getPlotItem().setYRange(0, max(measured_h + [100.0]) * 1.45)
+        plot.getPlotItem().setXRange(-1, len(rows) * 3 - 1, padding=0)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setToolTip(self.tr("Blue: measured, as a percentage of the theoretical peak (grey)."))
+        return plot, notes
+
+    def _figures_table(self, bench) -> QWidget:
+        rows = figures(bench)
+        table = self._table
+        if table is None:
+            table = QTableWidget(0, 2)
+            table.verticalHeader().setVisible(False)
+            table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+            table.setAlternatingRowColors(True)
+            table.setFrameShape(QFrame.Shape.NoFrame)
+            table.setWordWrap(False)
+            table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+            header = table.horizontalHeader()
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+            header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+            table.setColumnWidth(1, 140)
+            table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            table.setFixedHeight(PLOT_HEIGHT)
+            self._table = table
+        table.setHorizontalHeaderLabels([self.tr("Figure"), self.tr("Value")])
+        table.setRowCount(len(rows))
+        for i, (name, value) in enumerate(rows):
+            key = QTableWidgetItem(name)
+            key.setToolTip(name)
+            table.setItem(i, 0, key)
+            item = QTableWidgetItem(value)
+            item.setToolTip(value)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            table.setItem(i, 1, item)
+        return table

@@ -1,0 +1,274 @@
+"""What the views share: the state they render, badges, cards, number formatting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFont, QPalette
+from PySide6.QtWidgets import (QFrame, QLabel, QLayout, QScrollArea, QSizePolicy, QVBoxLayout,
+                               QWidget)
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """Everything a view needs to draw itself; views never fetch anything on their own."""
+
+    report: Any = None                 # accelgui.report.Report or None (still probing)
+    kb: Any = None                     # accelgui.knowledge.KnowledgeBase or None
+    lang: str = "en"                   # knowledge language: "en" | "zh"
+    done: frozenset = field(default_factory=frozenset)
+    live: bool = True                  # this machine (True) or a report opened from a file
+    source: str | None = None          # path of the opened report
+    busy: str | None = None            # "probing" / "advising" while a worker runs
+    error: str | None = None           # why probing failed, shown in place
+    advice_error: str | None = None    # why the advisor could not run
+    benchmark_at: float | None = None  # time.time() of the last finished benchmark
+
+
+# -- colours: saturated backgrounds with white text read well on light and dark palettes ------
+
+STATUS_COLOURS = {
+    "ready": "#2e7d32",          # green
+    "partial": "#b7791f",        # amber
+    "remote": "#1565c0",         # blue
+    "unavailable": "#6b6b6b",    # grey
+}
+READINESS_COLOURS = {
+    "ready": "#2e7d32",
+    "runtime-missing": "#b7791f",
+    "driver-missing": "#c0392b",
+    "no-access": "#b7791f",
+    "unknown": "#6b6b6b",
+}
+PROBE_COLOURS = {"ok": "#2e7d32", "absent": "#6b6b6b", "error": "#c0392b", "timeout": "#c0392b"}
+
+
+def status_text(status: str) -> str:
+    names = {
+        "ready": QCoreApplication.translate("common", "ready"),
+        "partial": QCoreApplication.translate("common", "partly ready"),
+        "remote": QCoreApplication.translate("common", "via cloud / emulation"),
+        "unavailable": QCoreApplication.translate("common", "not available"),
+    }
+    return names.get(status, status)
+
+
+def readiness_text(readiness: str) -> str:
+    names = {
+        "ready": QCoreApplication.translate("common", "ready"),
+        "runtime-missing": QCoreApplication.translate("common", "runtime missing"),
+        "driver-missing": QCoreApplication.translate("common", "driver missing"),
+        "no-access": QCoreApplication.translate("common", "no access"),
+        "unknown": QCoreApplication.translate("common", "unknown"),
+    }
+    return names.get(readiness, readiness)
+
+
+def probe_status_text(status: str) -> str:
+    names = {"ok": QCoreApplication.translate("common", "ok"), "absent": QCoreApplication.translate("common", "absent"),
+             "error": QCoreApplication.translate("common", "error"), "timeout": QCoreApplication.translate("common", "timeout")}
+    return names.get(status, status)
+
+
+def kind_text(kind: str) -> str:
+    names = {"gpu": QCoreApplication.translate("common", "GPU"), "npu": QCoreApplication.translate("common", "NPU"), "tpu": QCoreApplication.translate("common", "TPU"),
+             "fpga": QCoreApplication.translate("common", "FPGA"), "dsp": QCoreApplication.translate("common", "DSP"),
+             "accelerator": QCoreApplication.translate("common", "Accelerator")}
+    return names.get(kind, kind.upper() if kind else QCoreApplication.translate("common", "Accelerator"))
+
+
+def level_text(level: str) -> str:
+    names = {"beginner": QCoreApplication.translate("common", "beginner"), "intermediate": QCoreApplication.translate("common", "intermediate"),
+             "advanced": QCoreApplication.translate("common", "advanced")}
+    return names.get(level, level)
+
+
+def unknown() -> str:
+    return QCoreApplication.translate("common", "unknown")
+
+
+# -- formatting --------------------------------------------------------------------------------
+
+def fmt_bytes(n: Any, binary: bool = True) -> str:
+    if n is None or isinstance(n, bool) or not isinstance(n, (int, float)):
+        return unknown()
+    step = 1024.0 if binary else 1000.0
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB") if binary else ("B", "kB", "MB", "GB", "TB", "PB")
+    value, unit = float(n), units[0]
+    for unit in units:
+        if abs(value) < step or unit == units[-1]:
+            break
+        value /= step
+    if unit == "B":
+        return f"{int(value)} B"
+    return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+
+
+def fmt_num(x: Any, digits: int = 3) -> str:
+    if x is None or isinstance(x, bool):
+        return unknown() if x is None else str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if x == 0:
+            return "0"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def tr_obj(obj: Any, lang: str) -> str:
+    """A knowledge text {"en": .., "zh": ..} in ``lang`` (falls back to English)."""
+    if obj is None:
+        return ""
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, dict):
+        try:
+            from accelgui.knowledge import tr
+
+            return tr(obj, lang)
+        except ImportError:
+            return str(obj.get(lang) or obj.get("en") or next(iter(obj.values()), ""))
+    return str(obj)
+
+
+def html_escape(text: Any) -> str:
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+# -- widgets -------------------------------------------------------------------------------------
+
+TONES = {"#2e7d32": "green", "#b7791f": "amber", "#1565c0": "blue", "#6b6b6b": "grey",
+         "#c0392b": "red", "#546e7a": "slate"}
+
+
+def tone(colour: str | None) -> str:
+    return TONES.get((colour or "").lower(), "none")
+
+
+def _tone_rules(selector: str, template: str) -> str:
+    return "\n".join(f"{selector}[tone=\"{name}\"] {{ {template.format(c=colour)} }}"
+                     for colour, name in TONES.items())
+
+
+#: One style sheet for the whole window (set on the main window): per-widget style sheets
+#: are slow to apply, and a report can make hundreds of cards, badges and chips.
+STYLE = "\n".join([
+    "QFrame#card { background-color: palette(base); border: 1px solid palette(mid);"
+    " border-radius: 8px; }",
+    _tone_rules("QFrame#card", "border-left: 5px solid {c};"),
+    "QLabel#badge { color: #ffffff; border-radius: 9px; padding: 2px 10px; font-weight: 600; }",
+    _tone_rules("QLabel#badge", "background-color: {c};"),
+    "QPushButton#chip { color: #ffffff; border: none; border-radius: 10px; padding: 3px 12px;"
+    " font-weight: 600; }",
+    "QPushButton#chip:focus { border: 2px solid palette(highlight); }",
+    _tone_rules("QPushButton#chip", "background-color: {c};"),
+    "QLabel#key { font-weight: 600; }",
+])
+
+
+class Badge(QLabel):
+    """A coloured pill with white text ("ready", "driver missing"...)."""
+
+    def __init__(self, text: str, colour: str, parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self.colour = colour
+        self.setObjectName("badge")
+        self.setProperty("tone", tone(colour))
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+
+
+class Card(QFrame):
+    """A framed panel drawn with the palette (base colour, mid border), with an accent stripe."""
+
+    def __init__(self, accent: str | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("card")
+        self.accent = accent
+        self.setProperty("tone", tone(accent))
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(14, 12, 14, 12)
+        self.body.setSpacing(6)
+
+
+def key_label(text: str, parent: QWidget | None = None) -> QLabel:
+    label = QLabel(text, parent)
+    label.setObjectName("key")
+    return label
+
+
+def heading(text: str, size_delta: int = 4, parent: QWidget | None = None) -> QLabel:
+    label = QLabel(text, parent)
+    font = QFont(label.font())
+    font.setPointSizeF(max(6.0, font.pointSizeF() + size_delta))
+    font.setBold(True)
+    label.setFont(font)
+    label.setWordWrap(True)
+    _shrinkable(label)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def muted(text: str, parent: QWidget | None = None, wrap: bool = True) -> QLabel:
+    """Secondary text in the palette's placeholder colour (readable in light and dark)."""
+    label = QLabel(text, parent)
+    label.setWordWrap(wrap)
+    if wrap:
+        _shrinkable(label)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def para(text: str, parent: QWidget | None = None, rich: bool = False) -> QLabel:
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    _shrinkable(label)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                  | Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                  | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+    return label
+
+
+def _shrinkable(label: QLabel) -> None:
+    """Let a wrapped label get narrower than its longest word (paths, URLs, flags) instead of
+    widening the whole page; the text still wraps at spaces."""
+    policy = label.sizePolicy()
+    policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+    policy.setHeightForWidth(True)
+    label.setSizePolicy(policy)
+    label.setMinimumWidth(40)
+
+
+def clear_layout(layout: QLayout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        widget = item.widget()
+        if widget is not None:
+            widget.hide()
+            widget.setParent(None)
+            widget.deleteLater()
+        elif item.layout() is not None:
+            clear_layout(item.layout())
+
+
+def scroll_page(parent: QWidget | None = None) -> tuple[QScrollArea, QWidget, QVBoxLayout]:
+    """A vertically scrolling page whose background follows the window palette."""
+    area = QScrollArea(parent)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    inner = QWidget()
+    inner.setObjectName("page")
+    layout = QVBoxLayout(inner)
+    layout.setContentsMargins(24, 20, 24, 20)
+    layout.setSpacing(12)
+    area.setWidget(inner)
+    return area, inner, layout

@@ -1,0 +1,530 @@
+"""Overview: the machine at a glance, each accelerator's readiness, the verdict, what next."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
+                               QSizePolicy, QVBoxLayout, QWidget)
+
+from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
+                                       ViewState, clear_layout, fmt_bytes, heading, html_escape,
+                                       kind_text, level_text, muted, para, readiness_text,
+                                       scroll_page, status_text, tr_obj, unknown)
+
+STATUS_ORDER = ("ready", "partial", "remote", "unavailable")
+CARD_COLUMNS = 3
+
+
+def route_title(route, kb, lang: str) -> str:
+    data = kb.routes.get(route.id) if kb is not None else None
+    if data:
+        return tr_obj(data.get("title"), lang)
+    return route.title or route.id
+
+
+def step_title(step_id: str, kb, lang: str) -> str:
+    step = kb.steps.get(step_id) if kb is not None else None
+    return tr_obj(step.get("title"), lang) if step else step_id
+
+
+def top_next_steps(report, kb, done=frozenset(), limit: int = 3) -> list[tuple[str, str]]:
+    """[(route id, step id)]: the first not-done steps of the routes that fit this machine best."""
+    order = {status: i for i, status in enumerate(STATUS_ORDER)}
+    routes = sorted(enumerate(report.routes), key=lambda ir: (order.get(ir[1].status, 9), ir[0]))
+    picked: list[tuple[str, str]] = []
+    seen: set = set()
+    for _, route in routes:
+        if route.status == "unavailable":
+            continue
+        for step in route.next_steps[:1]:          # one per route, best routes first
+            if step not in seen and step not in done:
+                seen.add(step)
+                picked.append((route.id, step))
+        if len(picked) >= limit:
+            break
+    if len(picked) < limit:                       # fill up with further steps, same order
+        for _, route in routes:
+            if route.status == "unavailable":
+                continue
+            for step in route.next_steps[1:]:
+                if len(picked) >= limit:
+                    break
+                if step not in seen and step not in done:
+                    seen.add(step)
+                    picked.append((route.id, step))
+    return picked[:limit]
+
+
+class OverviewView(QWidget):
+    open_route = Signal(str)
+    open_page = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self._area, self._inner, self._body = scroll_page(self)
+        outer.addWidget(self._area)
+        self.state = ViewState()
+
+    def retranslate(self) -> None:
+        self.render(self.state)
+
+    # -- rendering ---------------------------------------------------------------------------
+    def render(self, state: ViewState) -> None:
+        self.state = state
+        clear_layout(self._body)
+        report = state.report
+        if report is None:
+            self._render_waiting(state)
+            return
+        self._render_header(state)
+        self._render_machine(state)
+        self._render_accelerators(state)
+        self._render_verdict(state)
+        self._render_next_steps(state)
+        self._render_estimates(state)
+        self._render_probe_problems(state)
+        self._body.addStretch(1)
+
+    def _render_waiting(self, state: ViewState) -> None:
+        self._body.addWidget(heading(self.tr("This machine"), 6))
+        if state.error:
+            card = Card(READINESS_COLOURS["driver-missing"])
+            card.body.addWidget(heading(self.tr("Probing failed"), 1))
+            card.body.addWidget(para(state.error))
+            self._body.addWidget(card)
+        else:
+            self._body.addWidget(muted(self.tr("Probing this machine… the pages fill in as the "
+                                               "results arrive.")))
+            bar = QProgressBar()
+            bar.setRange(0, 0)
+            bar.setMaximumWidth(320)
+            self._body.addWidget(bar)
+        self._body.addStretch(1)
+
+    def _render_header(self, state: ViewState) -> None:
+        report = state.report
+        if state.live:
+            title = self.tr("This machine")
+            sub = self.tr("Probed {when}").format(when=_short_time(report.created))
+            if report.sysroot and report.sysroot != "/":
+                sub += " · " + self.tr("recorded tree {path}").format(path=report.sysroot)
+        else:
+            host = report.platform.hostname or self.tr("another machine")
+            title = self.tr("Report from {host}").format(host=host)
+            sub = self.tr("Opened from {path} · created {when} · accelgui {version}").format(
+                path=state.source or "?", when=_short_time(report.created),
+                version=report.accelgui_version)
+        self._body.addWidget(heading(title, 6))
+        self._body.addWidget(muted(sub))
+
+    def _render_machine(self, state: ViewState) -> None:
+        report = state.report
+        cpu, mem, plat = report.cpu, report.memory, report.platform
+        card = Card()
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(18)
+        grid.setVerticalSpacing(6)
+        rows = [
+            (self.tr("Processor"), self._cpu_line(cpu)),
+            (self.tr("Vector features"), ", ".join(cpu.features[:14]) + (" …" if len(cpu.features) > 14 else "")
+             if cpu.features else self.tr("none reported")),
+            (self.tr("Memory"), self._memory_line(mem)),
+            (self.tr("System"), " · ".join(x for x in (plat.os_release or plat.os, (
+                self.tr("kernel {version}").format(version=plat.kernel) if plat.kernel else None),
+                plat.machine or cpu.arch) if x) or unknown()),
+            (self.tr("Runs on"), self._where_line(plat)),
+        ]
+        if plat.hostname:
+            rows.append((self.tr("Host name"), plat.hostname))
+        for i, (name, value) in enumerate(rows):
+            key = key_label(name)
+            key.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(key, i, 0)
+            grid.addWidget(para(value), i, 1)
+        grid.setColumnStretch(1, 1)
+        card.body.addLayout(grid)
+        self._body.addWidget(card)
+
+    def _cpu_line(self, cpu) -> str:
+        parts = [cpu.model_name or self.tr("unknown processor")]
+        if cpu.microarchitecture:
+            parts.append(cpu.microarchitecture)
+        cores = None
+        if cpu.cores_per_socket and cpu.sockets:
+            cores = cpu.cores_per_socket * cpu.sockets
+        threads = cpu.logical_cpus
+        if cores and threads:
+            parts.append(self.tr("{cores} cores / {threads} threads").format(cores=cores, threads=threads))
+        elif threads:
+            parts.append(self.tr("{threads} logical CPUs").format(threads=threads))
+        if cpu.sockets and cpu.sockets > 1:
+            parts.append(self.tr("{n} sockets").format(n=cpu.sockets))
+        if cpu.max_mhz:
+            parts.append(f"{cpu.max_mhz / 1000:.2f} GHz")
+        return " · ".join(parts)
+
+    def _memory_line(self, mem) -> str:
+        if mem.total_bytes is None:
+            return unknown()
+        text = fmt_bytes(mem.total_bytes)
+        if mem.available_bytes is not None:
+            text += " " + self.tr("({available} available)").format(available=fmt_bytes(mem.available_bytes))
+        if mem.numa_nodes and mem.numa_nodes > 1:
+            text += " · " + self.tr("{n} NUMA nodes").format(n=mem.numa_nodes)
+        return text
+
+    def _where_line(self, plat) -> str:
+        parts = []
+        if plat.virtualization:
+            parts.append(self.tr("{hv} virtual machine").format(hv=plat.virtualization.upper()
+                                                                if len(plat.virtualization) <= 4
+                                                                else plat.virtualization))
+        if plat.cloud:
+            provider = (plat.cloud or {}).get("provider") or "?"
+            itype = (plat.cloud or {}).get("instance_type")
+            cloud = self.tr("on the {provider} cloud").format(provider=provider.upper()
+                                                              if len(provider) <= 3 else provider)
+            if itype:
+                cloud += f" ({itype})"
+            parts.append(cloud)
+        if plat.container:
+            parts.append(self.tr("inside a {kind} container").format(kind=plat.container))
+        if not parts:
+            return self.tr("no virtualisation detected (bare metal)")
+        return " · ".join(parts)
+
+    def _render_accelerators(self, state: ViewState) -> None:
+        report = state.report
+        self._body.addWidget(heading(self.tr("Compute devices"), 2))
+        grid = QGridLayout()
+        grid.setSpacing(12)
+        cards = [self._cpu_card(report)]
+        cards += [self._device_card(group) for group in group_devices(report.devices)]
+        if not report.devices:
+            cards.append(self._no_device_card(report))
+        for i, card in enumerate(cards):
+            grid.addWidget(card, i // CARD_COLUMNS, i % CARD_COLUMNS)
+        for col in range(CARD_COLUMNS):
+            grid.setColumnStretch(col, 1)
+        self._body.addLayout(grid)
+
+    def _card_top(self, card: Card, title: str, badge: Badge | None) -> None:
+        row = QHBoxLayout()
+        label = heading(title, 1)
+        row.addWidget(label, 1)
+        if badge is not None:
+            row.addWidget(badge)
+        card.body.addLayout(row)
+
+    def _cpu_card(self, report) -> Card:
+        cpu = report.cpu
+        card = Card(READINESS_COLOURS["ready"])
+        self._card_top(card, self.tr("CPU"), Badge(readiness_text("ready"), READINESS_COLOURS["ready"]))
+        card.body.addWidget(para(cpu.model_name or self.tr("unknown processor")))
+        simd = [f for f in cpu.features if f.startswith(("avx", "amx", "sve", "sme", "neon", "fma", "vsx", "rvv", "lsx", "lasx"))]
+        if simd:
+            card.body.addWidget(muted(self.tr("SIMD: {features}").format(features=", ".join(simd[:8])
+                                                                        + (" …" if len(simd) > 8 else ""))))
+        else:
+            card.body.addWidget(muted(self.tr("No wide SIMD extensions reported")))
+        card.body.addStretch(1)
+        return card
+
+    def _device_card(self, group: list) -> Card:
+        dev = group[0]
+        colour = READINESS_COLOURS.get(dev.readiness, READINESS_COLOURS["unknown"])
+        card = Card(colour)
+        title = kind_text(dev.kind)
+        if len(group) > 1:
+            title = f"{len(group)} × {title}"
+        if dev.integrated:
+            title += " · " + self.tr("integrated")
+        self._card_top(card, title, Badge(readiness_text(dev.readiness), colour))
+        card.body.addWidget(para(dev.name or self.tr("unnamed device")))
+        address = dev.bus and dev.address and f"{dev.bus} {dev.address}"
+        if len(group) > 1 and address:
+            address = self.tr("{bus} {first} … {last}").format(bus=dev.bus, first=dev.address,
+                                                              last=group[-1].address)
+        where = [x for x in (dev.vendor, address,
+                             dev.driver and self.tr("driver {name}").format(name=dev.driver)) if x]
+        if not dev.driver:
+            where.append(self.tr("no driver bound"))
+        card.body.addWidget(muted(" · ".join(where)))
+        details = dev.details or {}
+        facts = []
+        if details.get("memory_bytes"):
+            facts.append(self.tr("{size} memory").format(size=fmt_bytes(details["memory_bytes"])))
+        if details.get("compute_capability"):
+            facts.append(self.tr("compute capability {cc}").format(cc=details["compute_capability"]))
+        if details.get("gfx_target"):
+            facts.append(str(details["gfx_target"]))
+        if facts:
+            card.body.addWidget(muted(" · ".join(facts)))
+        if dev.readiness_reason:
+            card.body.addWidget(para(dev.readiness_reason))
+        if dev.fix:
+            fix = para("<b>" + html_escape(self.tr("Fix:")) + "</b> " + html_escape(dev.fix), rich=True)
+            card.body.addWidget(fix)
+        card.body.addStretch(1)
+        return card
+
+    def _no_device_card(self, report) -> Card:
+        card = Card(READINESS_COLOURS["unknown"])
+        self._card_top(card, self.tr("No accelerator found"), None)
+        card.body.addWidget(para(self.tr(
+            "The probes saw no GPU, NPU, TPU or FPGA on this machine. The CPU routes run here; "
+            "GPU and TPU work can still be learned on a cloud instance or a free notebook "
+            "service.")))
+        failed = [p.name for p in report.probes if p.status in ("error", "timeout")]
+        if failed:
+            card.body.addWidget(muted(self.tr("Some probes failed ({names}), so a device may "
+                                              "have been missed.").format(names=", ".join(failed))))
+        card.body.addStretch(1)
+        return card
+
+    def _render_verdict(self, state: ViewState) -> None:
+        report, kb, lang = state.report, state.kb, state.lang
+        card = Card()
+        card.body.addWidget(heading(self.tr("Verdict"), 2))
+        if not report.routes:
+            if state.busy == "advising":
+                card.body.addWidget(muted(self.tr("Working out which learning routes fit this machine…")))
+            elif state.advice_error:
+                card.body.addWidget(para(self.tr("The advisor could not run: {error}").format(
+                    error=state.advice_error)))
+            else:
+                card.body.addWidget(muted(self.tr("This report carries no route assessment.")))
+            self._body.addWidget(card)
+            return
+        groups: dict[str, list] = {s: [] for s in STATUS_ORDER}
+        for route in report.routes:
+            groups.setdefault(route.status, []).append(route)
+        total = len(report.routes)
+        here = len(groups["ready"]) + len(groups["partial"])
+        headline = self.tr("{here} of {total} learning routes can be followed on this machine").format(
+            here=here, total=total)
+        if groups["remote"]:
+            headline += self.tr("; {n} more through the cloud or emulation").format(n=len(groups["remote"]))
+        headline += self.tr(".")
+        card.body.addWidget(para(headline))
+        labels = {
+            "ready": self.tr("Ready here"),
+            "partial": self.tr("Partly ready (something to install)"),
+            "remote": self.tr("Through the cloud or emulation"),
+            "unavailable": self.tr("Not available"),
+        }
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(8)
+        row = 0
+        for status in STATUS_ORDER:
+            if not groups.get(status):
+                continue
+            label = key_label(labels[status])
+            label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            label.setContentsMargins(0, 3, 0, 0)
+            grid.addWidget(label, row, 0)
+            chips = FlowRow()
+            for route in groups[status]:
+                chips.add(self._route_chip(route, kb, lang))
+            grid.addWidget(chips, row, 1)
+            row += 1
+        grid.setColumnStretch(1, 1)
+        card.body.addLayout(grid)
+        self._body.addWidget(card)
+
+    def _route_chip(self, route, kb, lang) -> QPushButton:
+        button = QPushButton(route_title(route, kb, lang))
+        colour = STATUS_COLOURS.get(route.status, STATUS_COLOURS["unavailable"])
+        button.setToolTip("\n".join([status_text(route.status)] + [str(r) for r in route.reasons[:3]]))
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.setObjectName("chip")
+        button.setProperty("tone", tone(colour))
+        button.clicked.connect(lambda _=False, rid=route.id: self.open_route.emit(rid))
+        return button
+
+    def _render_next_steps(self, state: ViewState) -> None:
+        report, kb, lang = state.report, state.kb, state.lang
+        if not report.routes:
+            return
+        steps = top_next_steps(report, kb, state.done)
+        card = Card()
+        card.body.addWidget(heading(self.tr("Next steps"), 2))
+        if not steps:
+            card.body.addWidget(muted(self.tr("Nothing left to suggest: every step of the routes "
+                                              "that fit this machine is done.")))
+        for i, (route_id, step_id) in enumerate(steps, 1):
+            step = kb.steps.get(step_id) if kb is not None else None
+            route = next((r for r in report.routes if r.id == route_id), None)
+            meta = [route_title(route, kb, lang) if route else route_id]
+            if step:
+                meta.append(level_text(step.get("level", "")))
+                if step.get("hours"):
+                    meta.append(self.tr("{hours} h").format(hours=step["hours"]))
+            text = (f"{i}. <a href='route:{html_escape(route_id)}'>"
+                    f"{html_escape(step_title(step_id, kb, lang))}</a>"
+                    f" <span>— {html_escape(' · '.join(meta))}</span>")
+            label = para(text, rich=True)
+            label.linkActivated.connect(self._on_link)
+            card.body.addWidget(label)
+            if step and step.get("summary"):
+                summary = muted(tr_obj(step["summary"], lang))
+                summary.setContentsMargins(18, 0, 0, 4)
+                card.body.addWidget(summary)
+        self._body.addWidget(card)
+
+    def _render_estimates(self, state: ViewState) -> None:
+        est = state.report.estimates
+        if not isinstance(est, dict) or not est:
+            return
+        card = Card()
+        card.body.addWidget(heading(self.tr("What this machine can run (estimates)"), 2))
+        devices = [d for d in est.get("devices") or [] if isinstance(d, dict)]
+        if devices:
+            grid = QGridLayout()
+            grid.setHorizontalSpacing(16)
+            grid.setVerticalSpacing(4)
+            headers = (self.tr("Device"), self.tr("Memory for weights"),
+                       self.tr("Largest LLM that fits"), self.tr("Decode speed"),
+                       self.tr("Fine-tuning fits"))
+            for col, text in enumerate(headers):
+                label = key_label(text)
+                grid.addWidget(label, 0, col)
+            for row, dev in enumerate(devices[:6], 1):
+                big = dev.get("largest_fitting") or {}
+                speed = big.get("decode_tokens_per_s")
+                source = dev.get("bandwidth_source") or ""
+                cells = [
+                    str(dev.get("device") or "?"),
+                    fmt_bytes(dev.get("memory_bytes")),
+                    f"{big.get('size')} {big.get('quant')}" if big else self.tr("none of the listed sizes"),
+                    (self.tr("~{n} tokens/s").format(n=speed) + " " +
+                     (self.tr("(measured bandwidth)") if "measured" in source else self.tr("(specification)")))
+                    if speed else self.tr("needs a bandwidth figure"),
+                    self._finetune_text(dev.get("finetune") or []),
+                ]
+                for col, text in enumerate(cells):
+                    grid.addWidget(para(text), row, col)
+            grid.setColumnStretch(0, 3)
+            for col in range(1, 5):
+                grid.setColumnStretch(col, 2)
+            card.body.addLayout(grid)
+        else:
+            lines = [str(x) for x in est.get("summary") or [] if x]
+            for row in est.get("llm") or []:
+                if not isinstance(row, dict):
+                    continue
+                speed = row.get("decode_tokens_per_s")
+                text = f"{row.get('model', '?')} {row.get('quant', '')}: " + (
+                    self.tr("fits") if row.get("fits") else self.tr("does not fit"))
+                if row.get("fits") and speed:
+                    text += " · " + self.tr("~{n} tokens/s").format(n=speed)
+                lines.append(text)
+            if not lines:
+                return
+            for line in lines[:6]:
+                card.body.addWidget(para("• " + line))
+        card.body.addWidget(muted(self.tr(
+            "Estimates from formulas, not measurements: real speed depends on the runtime, batch "
+            "size and context length. Run a benchmark to base them on this machine's own "
+            "bandwidth.")))
+        self._body.addWidget(card)
+
+    def _finetune_text(self, rows: list) -> str:
+        best: dict = {}
+        for r in rows:
+            if not isinstance(r, dict) or not r.get("fits"):
+                continue
+            method = str(r.get("method") or "").split(" ")[0].rstrip(",;:")
+            if r.get("params_b", 0) >= best.get(method, {}).get("params_b", -1):
+                best[method] = r
+        if not best:
+            return self.tr("none of the listed sizes")
+        return " · ".join(f"{m} {r.get('size')}" for m, r in best.items())
+
+    def _render_probe_problems(self, state: ViewState) -> None:
+        bad = [p for p in state.report.probes if p.status in ("error", "timeout")]
+        if not bad:
+            return
+        names = ", ".join(f"{p.name} ({p.status})" for p in bad)
+        label = para(self.tr("Some probes had problems: {names}. <a href='page:hardware'>See the "
+                             "details on the Hardware page</a>.").format(names=html_escape(names)),
+                     rich=True)
+        label.linkActivated.connect(self._on_link)
+        self._body.addWidget(label)
+
+    def _on_link(self, link: str) -> None:
+        kind, _, value = link.partition(":")
+        if kind == "route":
+            self.open_route.emit(value)
+        elif kind == "page":
+            self.open_page.emit(value)
+
+
+def group_devices(devices: list) -> list[list]:
+    """Identical devices (same kind, model, driver and state) share one card: "8 × GPU"."""
+    groups: dict = {}
+    for dev in devices:
+        details = dev.details or {}
+        key = (dev.kind, dev.vendor, dev.name, dev.driver, dev.readiness, dev.integrated,
+               dev.readiness_reason, dev.fix, details.get("memory_bytes"),
+               details.get("compute_capability"))
+        groups.setdefault(key, []).append(dev)
+    return list(groups.values())
+
+
+class FlowRow(QWidget):
+    """Widgets left to right, wrapping to a new row when the width runs out."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._items: list[QWidget] = []
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self._spacing = 8
+
+    def add(self, widget: QWidget) -> None:
+        widget.setParent(self)
+        self._items.append(widget)
+        widget.show()
+        self.updateGeometry()
+
+    def _layout(self, width: int, apply: bool) -> int:
+        x = y = row_h = 0
+        for w in self._items:
+            hint = w.sizeHint()
+            if x and x + hint.width() > width:
+                x, y = 0, y + row_h + self._spacing
+                row_h = 0
+            if apply:
+                w.setGeometry(x, y, hint.width(), hint.height())
+            x += hint.width() + self._spacing
+            row_h = max(row_h, hint.height())
+        return y + row_h
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt API
+        return self._layout(width, False)
+
+    def sizeHint(self):  # noqa: N802 - Qt API
+        from PySide6.QtCore import QSize
+
+        return QSize(400, self._layout(max(self.width(), 400), False))
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt API
+        from PySide6.QtCore import QSize
+
+        return QSize(100, self._layout(max(self.width(), 100), False))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        self._layout(self.width(), True)
+        super().resizeEvent(event)
+
+
+def _short_time(iso: str | None) -> str:
+    if not iso:
+        return "?"
+    return iso.replace("T", " ")[:16]

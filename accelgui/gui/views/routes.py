@@ -1,0 +1,313 @@
+"""Routes: one card per learning route coloured by status; a route's learning path on click.
+
+Ticking a step's checkbox records it with :mod:`accelgui.progress` (the same file the CLI's
+``--done`` writes) and asks the main window to re-run the advisor.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from accelgui.gui.views.common import (STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
+                                       heading, html_escape, level_text, muted, para,
+                                       scroll_page, status_text, tr_obj)
+
+CARD_COLUMNS = 2
+ONE_COLUMN_BELOW_PX = 980
+FALLBACK_NAMES = {"cloud", "emulation", "simulation", "none"}
+
+
+def open_url(url: str) -> bool:
+    """Open a resource in the user's browser (patched in tests)."""
+    return QDesktopServices.openUrl(QUrl(url))
+
+
+class RoutesView(QWidget):
+    step_toggled = Signal(str, bool)        # step id, done
+    open_page = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = ViewState()
+        self.current_route: str | None = None
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        outer.addWidget(self.stack)
+        self._list_area, _, self._list = scroll_page()
+        self._detail_area, _, self._detail = scroll_page()
+        self.stack.addWidget(self._list_area)
+        self.stack.addWidget(self._detail_area)
+        self.checkboxes: dict[str, QCheckBox] = {}
+
+    def retranslate(self) -> None:
+        self.render(self.state)
+
+    def _columns(self) -> int:
+        return CARD_COLUMNS if self.width() >= ONE_COLUMN_BELOW_PX else 1
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if getattr(self, "_rendered_columns", None) not in (None, self._columns()):
+            self._render_list(self.state)
+
+    # -- list of routes --------------------------------------------------------------------------
+    def render(self, state: ViewState) -> None:
+        self.state = state
+        self._render_list(state)
+        if self.current_route:
+            scroll = self._detail_area.verticalScrollBar().value()
+            self._render_detail(self.current_route)
+            self._detail_area.verticalScrollBar().setValue(scroll)
+            self.stack.setCurrentIndex(1)
+        else:
+            self.stack.setCurrentIndex(0)
+
+    def _routes(self) -> list:
+        """[(route id, RouteAssessment or None)] in knowledge-base order."""
+        report, kb = self.state.report, self.state.kb
+        assessed = {r.id: r for r in report.routes} if report is not None else {}
+        ids = list(kb.routes) if kb is not None else []
+        ids += [rid for rid in assessed if rid not in ids]
+        return [(rid, assessed.get(rid)) for rid in ids]
+
+    def _render_list(self, state: ViewState) -> None:
+        clear_layout(self._list)
+        self._list.addWidget(heading(self.tr("Learning routes"), 6))
+        routes = self._routes()
+        if not routes:
+            if state.busy:
+                text = self.tr("Working out which learning routes fit this machine…")
+            elif state.advice_error:
+                text = self.tr("The advisor could not run: {error}").format(error=state.advice_error)
+            else:
+                text = self.tr("No learning routes are available (the knowledge base did not load).")
+            self._list.addWidget(muted(text))
+            self._list.addStretch(1)
+            return
+        self._list.addWidget(muted(self.tr(
+            "Green: ready on this machine. Amber: something to install first. Blue: follow it "
+            "through the cloud, an emulator or a simulator. Grey: not possible here. Open a "
+            "route to see its learning path.")))
+        grid = QGridLayout()
+        grid.setSpacing(12)
+        columns = self._columns()
+        self._rendered_columns = columns
+        for i, (rid, assessment) in enumerate(routes):
+            grid.addWidget(self._route_card(rid, assessment), i // columns, i % columns)
+        for c in range(columns):
+            grid.setColumnStretch(c, 1)
+        self._list.addLayout(grid)
+        self._list.addStretch(1)
+
+    def _route_card(self, rid: str, assessment) -> Card:
+        kb, lang = self.state.kb, self.state.lang
+        data = kb.routes.get(rid) if kb is not None else None
+        status = assessment.status if assessment else None
+        colour = STATUS_COLOURS.get(status or "unavailable", STATUS_COLOURS["unavailable"])
+        card = Card(colour)
+        card.setObjectName("card")
+        card.setProperty("route_id", rid)
+        top = QHBoxLayout()
+        title = tr_obj(data.get("title"), lang) if data else (assessment.title or rid)
+        top.addWidget(heading(title, 2), 1)
+        top.addWidget(Badge(status_text(status) if status else self.tr("not assessed"), colour))
+        card.body.addLayout(top)
+        if data and data.get("summary"):
+            summary = tr_obj(data["summary"], lang)
+            first = summary.split(". ")[0].split("。")[0]
+            card.body.addWidget(muted(first.rstrip(".。") + ("." if lang != "zh" else "。")))
+        if assessment:
+            for reason in assessment.reasons[:3]:
+                card.body.addWidget(para("• " + str(reason)))
+        steps = (data or {}).get("steps", [])
+        done = sum(1 for s in steps if s.get("id") in self.state.done)
+        row = QHBoxLayout()
+        if steps:
+            hours = sum(s.get("hours") or 0 for s in steps)
+            row.addWidget(muted(self.tr("{n} steps · about {hours} h · {done} done").format(
+                n=len(steps), hours=hours, done=done)), 1)
+        else:
+            row.addStretch(1)
+        button = QPushButton(self.tr("Open learning path"))
+        button.setObjectName(f"open-{rid}")
+        button.clicked.connect(lambda _=False, r=rid: self.open_route(r))
+        button.setEnabled(bool(data))
+        row.addWidget(button)
+        card.body.addLayout(row)
+        card.body.addStretch(1)
+        return card
+
+    # -- one route's learning path ---------------------------------------------------------------
+    def open_route(self, route_id: str) -> None:
+        self.current_route = route_id
+        self._render_detail(route_id)
+        self._detail_area.verticalScrollBar().setValue(0)
+        self.stack.setCurrentIndex(1)
+
+    def show_list(self) -> None:
+        self.current_route = None
+        self.stack.setCurrentIndex(0)
+
+    def _render_detail(self, route_id: str) -> None:
+        clear_layout(self._detail)
+        self.checkboxes = {}
+        kb, lang, report = self.state.kb, self.state.lang, self.state.report
+        data = kb.routes.get(route_id) if kb is not None else None
+        assessment = next((r for r in report.routes if r.id == route_id), None) if report else None
+        back = QPushButton(self.tr("← All routes"))
+        back.setShortcut("Alt+Left")
+        back.clicked.connect(self.show_list)
+        row = QHBoxLayout()
+        row.addWidget(back)
+        row.addStretch(1)
+        self._detail.addLayout(row)
+        if data is None:
+            self._detail.addWidget(muted(self.tr("This route is not in the knowledge base.")))
+            self._detail.addStretch(1)
+            return
+        top = QHBoxLayout()
+        top.addWidget(heading(tr_obj(data.get("title"), lang), 6), 1)
+        if assessment:
+            top.addWidget(Badge(status_text(assessment.status),
+                                STATUS_COLOURS.get(assessment.status, STATUS_COLOURS["unavailable"])))
+        self._detail.addLayout(top)
+        self._detail.addWidget(para(tr_obj(data.get("summary"), lang)))
+        self._render_fit(data, assessment)
+        self._render_steps(data, assessment)
+        self._render_corrections(data)
+        self._detail.addStretch(1)
+
+    def _render_fit(self, data: dict, assessment) -> None:
+        lang = self.state.lang
+        card = Card(STATUS_COLOURS.get(assessment.status, None) if assessment else None)
+        card.body.addWidget(heading(self.tr("On this machine"), 1))
+        if assessment is None:
+            card.body.addWidget(muted(self.tr("Not assessed for this report.")))
+        else:
+            for reason in assessment.reasons:
+                card.body.addWidget(para("• " + str(reason)))
+            for block in assessment.blocking or []:
+                req = block.get("requirement") if isinstance(block, dict) else None
+                req_data = next((r for r in data.get("requirements", []) if r.get("id") == req), None)
+                label = tr_obj(req_data.get("label"), lang) if req_data else str(req)
+                fix = block.get("fix") if isinstance(block, dict) else None
+                fix_text = tr_obj(fix, lang) if fix else (tr_obj(req_data.get("fix"), lang) if req_data else "")
+                fallback = block.get("fallback") if isinstance(block, dict) else None
+                text = "<b>" + html_escape(self.tr("Missing:")) + "</b> " + html_escape(label)
+                if fix_text:
+                    text += "<br><b>" + html_escape(self.tr("What to do:")) + "</b> " + html_escape(fix_text)
+                if fallback and fallback != "none":
+                    text += "<br>" + html_escape(self.tr("Meanwhile: {fallback}").format(
+                        fallback=self._fallback_text(fallback)))
+                card.body.addWidget(para(text, rich=True))
+        tools = data.get("tools") or []
+        if tools:
+            links = ", ".join(f"<a href='{html_escape(t.get('url', ''))}'>{html_escape(t.get('name', ''))}</a>"
+                              for t in tools if t.get("url"))
+            label = para("<b>" + html_escape(self.tr("Tools:")) + "</b> " + links, rich=True)
+            label.linkActivated.connect(open_url_proxy)
+            card.body.addWidget(label)
+        self._detail.addWidget(card)
+
+    def _fallback_text(self, fallback: str) -> str:
+        return {"cloud": self.tr("use a cloud instance"), "emulation": self.tr("use an emulator"),
+                "simulation": self.tr("use a simulator")}.get(fallback, fallback)
+
+    def _render_steps(self, data: dict, assessment) -> None:
+        kb, lang, done = self.state.kb, self.state.lang, self.state.done
+        steps = data.get("steps", [])
+        total_h = sum(s.get("hours") or 0 for s in steps)
+        left_h = sum(s.get("hours") or 0 for s in steps if s.get("id") not in done)
+        n_done = sum(1 for s in steps if s.get("id") in done)
+        self._detail.addWidget(heading(self.tr("Learning path"), 3))
+        self._detail.addWidget(muted(self.tr("{done} of {n} steps done · about {left} of {total} "
+                                             "hours left").format(done=n_done, n=len(steps),
+                                                                  left=left_h, total=total_h)))
+        blocking = {b.get("requirement") for b in (assessment.blocking if assessment else []) or []
+                    if isinstance(b, dict)}
+        next_ids = list(assessment.next_steps) if assessment else []
+        for number, step in enumerate(steps, 1):
+            sid = step.get("id", "")
+            is_next = bool(next_ids) and sid == next_ids[0]
+            card = Card(STATUS_COLOURS["ready"] if sid in done else
+                        (STATUS_COLOURS["remote"] if is_next else None))
+            top = QHBoxLayout()
+            box = QCheckBox(f"{number}. {tr_obj(step.get('title'), lang)}")
+            box.setObjectName(f"step-{sid}")
+            font = box.font()
+            font.setBold(True)
+            font.setPointSizeF(font.pointSizeF() + 1)
+            box.setFont(font)
+            box.setChecked(sid in done)
+            box.setToolTip(self.tr("Tick when you have done this step; it is saved on this computer."))
+            box.toggled.connect(lambda checked, s=sid: self.step_toggled.emit(s, checked))
+            self.checkboxes[sid] = box
+            top.addWidget(box, 1)
+            if is_next:
+                top.addWidget(Badge(self.tr("next"), STATUS_COLOURS["remote"]))
+            top.addWidget(Badge(level_text(step.get("level", "")), "#546e7a"))
+            if step.get("hours"):
+                top.addWidget(QLabel(self.tr("{hours} h").format(hours=step["hours"])))
+            card.body.addLayout(top)
+            card.body.addWidget(para(tr_obj(step.get("summary"), lang)))
+            prereqs = step.get("prerequisites") or []
+            if prereqs:
+                names = []
+                for pid in prereqs:
+                    pstep = kb.steps.get(pid) if kb is not None else None
+                    name = tr_obj(pstep.get("title"), lang) if pstep else pid
+                    names.append(("✓ " if pid in done else "") + name)
+                card.body.addWidget(muted(self.tr("Before this: {steps}").format(steps=self.tr("; ").join(names))))
+            needs = [n for n in step.get("needs") or [] if n in blocking]
+            if needs:
+                card.body.addWidget(muted(self.tr("Needs hardware or software this machine lacks; "
+                                                  "use the fallback above.")))
+            if step.get("verify"):
+                card.body.addWidget(para("<b>" + html_escape(self.tr("Check:")) + "</b> "
+                                         + html_escape(tr_obj(step["verify"], lang)), rich=True))
+            resources = step.get("resources") or []
+            if resources:
+                items = []
+                for res in resources:
+                    kind = self._kind_text(res.get("kind"))
+                    items.append(f"<a href='{html_escape(res.get('url', ''))}'>{html_escape(res.get('title', ''))}</a>"
+                                 + (f" <small>({html_escape(kind)})</small>" if kind else ""))
+                label = para("<b>" + html_escape(self.tr("Resources:")) + "</b> " + " · ".join(items), rich=True)
+                label.setObjectName(f"resources-{sid}")
+                label.linkActivated.connect(open_url_proxy)
+                card.body.addWidget(label)
+            self._detail.addWidget(card)
+
+    def _kind_text(self, kind: str | None) -> str | None:
+        names = {"docs": self.tr("docs"), "course": self.tr("course"), "repo": self.tr("code"),
+                 "book": self.tr("book"), "paper": self.tr("paper"), "video": self.tr("video")}
+        return names.get(kind, kind) if kind else None
+
+    def _render_corrections(self, data: dict) -> None:
+        lang = self.state.lang
+        corrections = data.get("corrections") or []
+        if not corrections:
+            return
+        card = Card()
+        card.body.addWidget(heading(self.tr("Common misconceptions, corrected"), 1))
+        for c in corrections:
+            text = ("<b>" + html_escape(self.tr("Often said:")) + "</b> " + html_escape(tr_obj(c.get("said"), lang))
+                    + "<br><b>" + html_escape(self.tr("In fact:")) + "</b> " + html_escape(tr_obj(c.get("correct"), lang)))
+            if c.get("source_url"):
+                source = self.tr("source")
+                text += f" <a href='{html_escape(c['source_url'])}'>{html_escape(source)}</a>"
+            label = para(text, rich=True)
+            label.linkActivated.connect(open_url_proxy)
+            card.body.addWidget(label)
+        self._detail.addWidget(card)
+
+
+def open_url_proxy(url: str) -> None:
+    """Late-bound so tests can replace :func:`open_url`."""
+    import accelgui.gui.views.routes as module
+
+    module.open_url(url)

@@ -1,0 +1,320 @@
+"""Slow work off the GUI thread.
+
+* :class:`Task` runs a plain function (probing, the advisor, loading a report) in a daemon
+  thread and delivers its result with a queued Qt signal. A daemon thread, rather than a
+  QThread, because a probe can hang until its timeout: closing the window must never wait for
+  it, and a daemon thread cannot keep the process alive nor be "destroyed while running".
+* :class:`BenchmarkProcess` runs the benchmark child (``python -m accelgui.probes.kernels``)
+  through QProcess and turns its JSON lines into signals. The child can crash, be cancelled
+  or be killed without touching the window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
+
+KILL_AFTER_MS = 1000
+STDERR_KEEP = 4000
+
+
+class Task(QObject):
+    """Run ``fn(*args)`` in a daemon thread; emit ``done(result)`` or ``failed(message)``.
+
+    Keep a reference to the Task until one of its signals arrives (the main window keeps
+    them in a set). The signals are emitted from the worker thread and delivered, queued, to
+    receivers living in the GUI thread.
+    """
+
+    done = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, fn: Callable[..., Any], *args, name: str = "accelgui-task"):
+        super().__init__()
+        self._fn, self._args, self._name = fn, args, name
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> "Task":
+        self.thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+        self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            result = self._fn(*self._args)
+        except BaseException as exc:  # noqa: BLE001 - a worker must report, never crash the app
+            frame = traceback.extract_tb(exc.__traceback__)[-1:]
+            where = f" ({frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
+            try:
+                self.failed.emit(f"{type(exc).__name__}: {exc}{where}")
+            except RuntimeError:  # the app is gone
+                pass
+            return
+        try:
+            self.done.emit(result)
+        except RuntimeError:
+            pass
+
+
+# -- the work the tasks do (plain functions, no Qt) ----------------------------------------
+
+def probe_machine(sysroot: str = "/", timeout_s: float = 5.0, deep: bool = False):
+    """Run every probe against ``sysroot``; returns a Report without advice."""
+    from accelgui.probes.context import ProbeContext
+    from accelgui.runner import run_probes
+
+    ctx = ProbeContext(root=sysroot, deep=deep)
+    return run_probes(ctx, timeout_s=timeout_s)
+
+
+def advise_report(report, knowledge_dir: str | None = None, lang: str = "en"):
+    """The advisor's routes (texts in ``lang``) and estimates, with this user's progress.
+
+    Same as accelgui.cli.advise, plus the language of the reasons.
+    """
+    from accelgui import advisor
+    from accelgui.knowledge import load_knowledge
+
+    kb = load_knowledge(knowledge_dir)
+    done = load_done_steps()
+    try:
+        routes = advisor.assess(report, kb, done, lang=lang)
+    except TypeError:  # an advisor without the lang parameter
+        routes = advisor.assess(report, kb, done)
+    return report.replace(routes=routes, estimates=advisor.estimates(report))
+
+
+def load_knowledge_base(knowledge_dir: str | None = None):
+    """(KnowledgeBase or None, set of done step ids). Never raises for a missing module."""
+    kb = None
+    try:
+        from accelgui.knowledge import load_knowledge
+
+        kb = load_knowledge(knowledge_dir)
+    except ImportError:
+        kb = None
+    return kb, load_done_steps()
+
+
+def load_done_steps() -> set:
+    try:
+        from accelgui.progress import load_done
+    except ImportError:
+        return set()
+    try:
+        return set(load_done())
+    except Exception:  # noqa: BLE001 - a broken progress file must not stop the app
+        return set()
+
+
+def open_report(path: str, knowledge_dir: str | None = None, lang: str = "en"):
+    """Load a saved report and assess it with this knowledge base, language and progress.
+
+    The facts are the saved ones; routes are re-assessed so that they match the learner's
+    progress and language (the saved routes are kept when the advisor cannot run).
+    """
+    from accelgui.report import load_report
+
+    report = load_report(path)
+    try:
+        report = advise_report(report, knowledge_dir, lang)
+    except Exception:  # noqa: BLE001 - keep the report's own assessment
+        pass
+    return report
+
+
+# -- the benchmark child -----------------------------------------------------------------------
+
+def benchmark_command(mode: str) -> list[str]:
+    try:
+        from accelgui.probes.kernels.client import benchmark_command as command
+    except ImportError:
+        return [sys.executable, "-m", "accelgui.probes.kernels", "--mode", mode]
+    return list(command(mode))
+
+
+def parse_line(line: str) -> dict | None:
+    try:
+        from accelgui.probes.kernels.client import parse_line as parse
+    except ImportError:
+        parse = None
+    if parse is not None:
+        return parse(line)
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class BenchmarkProcess(QObject):
+    """The benchmark child process, driven by QProcess.
+
+    Signals: ``progress(dict)`` for each progress line, ``finished(dict)`` with the
+    contract's ``benchmarks`` object, ``failed(str)`` when the child crashed, reported an error
+    or could not start, ``cancelled()`` after :meth:`cancel`, and ``running_changed(bool)``.
+    Exactly one of finished / failed / cancelled ends a run.
+    """
+
+    progress = Signal(dict)
+    finished = Signal(dict)
+    failed = Signal(str)
+    cancelled = Signal()
+    running_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._proc: QProcess | None = None
+        self._buffer = b""
+        self._stderr = b""
+        self._result: dict | None = None
+        self._error: str | None = None
+        self._cancelling = False
+        self._ended = True
+        self.mode: str | None = None
+        self.last_progress: dict | None = None
+
+    # -- control --------------------------------------------------------------------------
+    def is_running(self) -> bool:
+        return self._proc is not None and self._proc.state() != QProcess.ProcessState.NotRunning
+
+    def start(self, mode: str = "quick", argv: list[str] | None = None) -> bool:
+        """Start a run; ``argv`` replaces the real child (tests use a fake one)."""
+        if self.is_running():
+            return False
+        argv = list(argv) if argv else benchmark_command(mode)
+        self.mode = mode
+        self._buffer, self._stderr = b"", b""
+        self._result, self._error, self._cancelling, self._ended = None, None, False, False
+        self.last_progress = None
+        proc = QProcess(self)
+        proc.setProgram(argv[0])
+        proc.setArguments(argv[1:])
+        env = QProcessEnvironment.systemEnvironment()
+        env.insert("PYTHONUNBUFFERED", "1")
+        env.insert("PYTHONIOENCODING", "utf-8")
+        proc.setProcessEnvironment(env)
+        proc.readyReadStandardOutput.connect(self._read_stdout)
+        proc.readyReadStandardError.connect(self._read_stderr)
+        proc.finished.connect(self._on_finished)
+        proc.errorOccurred.connect(self._on_error)
+        proc.started.connect(self._on_started)
+        self._proc = proc
+        proc.start()
+        self.running_changed.emit(True)
+        return True
+
+    def cancel(self) -> None:
+        """Ask the child to stop (SIGTERM); kill it if it is still there after a second."""
+        proc = self._proc
+        if proc is None or proc.state() == QProcess.ProcessState.NotRunning:
+            return
+        self._cancelling = True
+        proc.terminate()
+        QTimer.singleShot(KILL_AFTER_MS, self._kill_if_running)
+
+    def stop_and_wait(self, timeout_ms: int = KILL_AFTER_MS) -> None:
+        """Stop the child now and wait for it (used when the window closes)."""
+        proc = self._proc
+        if proc is None or proc.state() == QProcess.ProcessState.NotRunning:
+            return
+        self._cancelling = True
+        proc.terminate()
+        if not proc.waitForFinished(timeout_ms):
+            proc.kill()
+            proc.waitForFinished(500)
+
+    def _kill_if_running(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.state() != QProcess.ProcessState.NotRunning:
+            proc.kill()
+
+    # -- child output ---------------------------------------------------------------------
+    def _on_started(self) -> None:
+        # Run the child a little "nicer" than the window, so that on a machine with few cores
+        # the event loop keeps getting the CPU (numbers on an idle machine are unchanged).
+        pid = self._proc.processId() if self._proc else 0
+        if pid and hasattr(os, "setpriority"):
+            try:
+                os.setpriority(os.PRIO_PROCESS, pid, 5)
+            except OSError:
+                pass
+
+    def _read_stdout(self) -> None:
+        if self._proc is None:
+            return
+        self._buffer += bytes(self._proc.readAllStandardOutput())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for raw in lines:
+            self._handle_line(raw.decode("utf-8", "replace"))
+
+    def _read_stderr(self) -> None:
+        if self._proc is None:
+            return
+        self._stderr = (self._stderr + bytes(self._proc.readAllStandardError()))[-STDERR_KEEP:]
+
+    def _handle_line(self, line: str) -> None:
+        event = parse_line(line)
+        if not event:
+            return
+        kind = event.get("type")
+        if kind == "progress":
+            self.last_progress = event
+            self.progress.emit(event)
+        elif kind == "result":
+            benchmarks = event.get("benchmarks")
+            self._result = benchmarks if isinstance(benchmarks, dict) else {}
+        elif kind == "error":
+            self._error = str(event.get("message") or "the benchmark reported an error")
+
+    def _on_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            program = self._proc.program() if self._proc else "?"
+            self._end("failed", f"could not start the benchmark process ({program}): "
+                                f"{self._proc.errorString() if self._proc else ''}")
+
+    def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
+        self._read_stdout()
+        if self._buffer.strip():
+            self._handle_line(self._buffer.decode("utf-8", "replace"))
+            self._buffer = b""
+        self._read_stderr()
+        if self._cancelling:
+            self._end("cancelled")
+        elif self._result is not None and not self._error:
+            self._end("finished", self._result)
+        elif self._error:
+            self._end("failed", self._error)
+        else:
+            tail = self._stderr_tail()
+            if status == QProcess.ExitStatus.CrashExit:
+                message = "the benchmark process crashed"
+            else:
+                message = f"the benchmark process stopped (exit code {exit_code}) without a result"
+            self._end("failed", f"{message}{': ' + tail if tail else ''}")
+
+    def _stderr_tail(self) -> str:
+        text = self._stderr.decode("utf-8", "replace").strip()
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        return "\n".join(lines[-6:])
+
+    def _end(self, how: str, payload: Any = None) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self.running_changed.emit(False)
+        if how == "finished":
+            self.finished.emit(payload)
+        elif how == "failed":
+            self.failed.emit(payload)
+        else:
+            self.cancelled.emit()

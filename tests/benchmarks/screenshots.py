@@ -1,0 +1,126 @@
+"""Grab every view of the app offscreen at 1280x800 into docs/screenshots/.
+
+    python tests/benchmarks/screenshots.py [--out DIR] [--report FILE]
+
+Uses tests/fixtures/reports/rich.json (a recorded 8-GPU server) re-assessed by the advisor,
+or the built-in laptop report of tests/gui_support.py when that file is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=os.path.join(ROOT, "docs", "screenshots"))
+    p.add_argument("--report", default=None)
+    args = p.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    os.environ["ACCELGUI_DATA_DIR"] = tempfile.mkdtemp(prefix="accelgui-shots-")
+
+    from PySide6.QtWidgets import QApplication
+
+    from accelgui.gui import i18n
+    from accelgui.gui.app import create_app
+    from accelgui.gui.main_window import AppOptions, MainWindow
+    from accelgui.gui.workers import advise_report, load_knowledge_base
+    from accelgui.progress import mark_done
+    from accelgui.report import load_report
+    from gui_support import RICH_JSON, built_rich_report, cpu_only_report
+
+    app = create_app([])
+    for step in ("cpu.numpy-vectorise", "gpu.setup-check"):
+        mark_done(step)
+    if args.report:
+        report = load_report(args.report)
+    elif os.path.exists(RICH_JSON):
+        report = load_report(RICH_JSON)
+    else:
+        report = built_rich_report()
+    report = advise_report(report, None, "en")
+
+    def window_for(report, lang="en"):
+        i18n.install(lang)
+        w = MainWindow(AppOptions(probe=False, lang=lang))
+        w.resize(1280, 800)
+        w.show()
+        w.live_report = report
+        w.kb, w.done = load_knowledge_base(None)
+        w.refresh()
+        settle()
+        return w
+
+    def settle():
+        for _ in range(6):
+            app.processEvents()
+
+    def grab(w, name):
+        settle()
+        path = os.path.join(args.out, name)
+        w.grab().save(path)
+        print(path)
+
+    w = window_for(report)
+    w.benchmark_at = None
+    for page in ("overview", "hardware", "benchmarks", "routes"):
+        w.show_page(page)
+        grab(w, f"{page}.png")
+    w.open_route("gpu")
+    grab(w, "route-detail.png")
+    w.routes.show_list()
+    # compare: this report against a CPU-only cloud VM
+    tmp = tempfile.mkdtemp(prefix="accelgui-shots-")
+    a = os.path.join(tmp, "dgx-h100.json")
+    b = os.path.join(tmp, "cloud-vm.json")
+    with open(a, "w", encoding="utf-8") as f:
+        f.write(report.to_json())
+    with open(b, "w", encoding="utf-8") as f:
+        f.write(advise_report(cpu_only_report(), None, "en").to_json())
+    w.show_page("reports")
+    w.reports.path_a.setText(a)
+    w.reports.path_b.setText(b)
+    w.reports.compare()
+    grab(w, "compare.png")
+    w.close()
+
+    from accelgui.gui.export_dialog import ExportDialog
+
+    dialog = ExportDialog(report, fmt="html", directory=os.path.expanduser("~"))
+    dialog.show()
+    settle()
+    path = os.path.join(args.out, "export-dialog.png")
+    dialog.grab().save(path)
+    print(path)
+    dialog.close()
+
+    from accelgui.gui.app import apply_theme
+
+    apply_theme(app, "dark")
+    dark = window_for(report)
+    grab(dark, "overview-dark.png")
+    dark.show_page("benchmarks")
+    grab(dark, "benchmarks-dark.png")
+    dark.close()
+    apply_theme(app, "light")
+
+    zh = window_for(advise_report(report, None, "zh"), "zh_CN")
+    grab(zh, "overview-zh_CN.png")
+    zh.open_route("gpu")
+    grab(zh, "route-detail-zh_CN.png")
+    zh.close()
+    i18n.install("en")
+    QApplication.processEvents()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

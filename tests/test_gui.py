@@ -1,0 +1,680 @@
+"""The desktop app, offscreen (pytest-qt): views render recorded reports, workers stay off the
+GUI thread, benchmarks run in a child process that can crash or be cancelled, the language
+switches, reports open and compare, progress persists."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QAbstractButton, QLabel  # noqa: E402
+
+from accelgui.gui import i18n  # noqa: E402
+from accelgui.gui.main_window import PAGES, AppOptions, MainWindow  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gui_support import (RICH_JSON, built_rich_report, cpu_only_report,  # noqa: E402
+                         fake_child_argv, rich_report)
+
+pytestmark = pytest.mark.gui
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """Progress goes to a temporary directory; the language is English after each test."""
+    monkeypatch.setenv("ACCELGUI_DATA_DIR", str(tmp_path / "data"))
+    yield
+    i18n.install("en")
+
+
+def make_window(qtbot, report=None, **options) -> MainWindow:
+    options.setdefault("probe", False)
+    window = MainWindow(AppOptions(**options))
+    qtbot.addWidget(window)
+    window.show()
+    if report is not None:
+        window.live_report = report
+        from accelgui.knowledge import load_knowledge
+
+        window.kb = load_knowledge()
+        window.refresh()
+    return window
+
+
+def texts(widget) -> str:
+    """Every visible text of a widget tree (labels, buttons, checkboxes), one per line."""
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(4):  # widgets added to a shown layout appear on the next turn
+        QApplication.processEvents()
+    out = []
+    for child in widget.findChildren(QLabel) + widget.findChildren(QAbstractButton):
+        if child.isVisibleTo(widget) or child.isVisible():
+            out.append(child.text())
+    return "\n".join(out)
+
+
+def wait_for_plots(qtbot, view) -> list:
+    """The Benchmarks page builds its plots one per event-loop turn; wait for all of them."""
+    import pyqtgraph as pg
+
+    qtbot.waitUntil(lambda: not view.building, timeout=20000)
+    return view.findChildren(pg.PlotWidget)
+
+
+def settle(qtbot, window) -> None:
+    """Wait until no worker (advisor, report loader) is still running."""
+    qtbot.waitUntil(lambda: not window._tasks, timeout=20000)
+
+
+def tree_texts(tree) -> str:
+    out = []
+
+    def visit(item):
+        out.append(f"{item.text(0)}\t{item.text(1)}")
+        for i in range(item.childCount()):
+            visit(item.child(i))
+
+    for i in range(tree.topLevelItemCount()):
+        visit(tree.topLevelItem(i))
+    return "\n".join(out)
+
+
+def show(window, page):
+    window.show_page(page)
+    return window.views[page]
+
+
+# -- rendering recorded reports ---------------------------------------------------------------
+
+@pytest.mark.parametrize("make_report", [rich_report, built_rich_report])
+def test_every_view_renders_a_rich_report(qtbot, make_report):
+    report = make_report()
+    window = make_window(qtbot, report)
+
+    overview = texts(show(window, "overview"))
+    assert report.cpu.model_name in overview
+    assert report.devices[0].name in overview
+    assert "No accelerator found" not in overview
+    assert "Verdict" in overview and "Next steps" in overview
+
+    hardware = show(window, "hardware")
+    tree = tree_texts(hardware.tree)
+    assert "Probes" in tree
+    for probe in report.probes:
+        assert probe.name in tree
+    assert report.cpu.model_name in tree
+
+    bench = show(window, "benchmarks")
+    assert len(wait_for_plots(qtbot, bench)) == 3  # cache sweep, roofline, measured vs theoretical
+    assert "All figures" in texts(bench)
+
+    routes = show(window, "routes")
+    route_text = texts(routes)
+    for route in report.routes:
+        assert window.kb.routes.get(route.id) is None or \
+            window.kb.routes[route.id]["title"]["en"] in route_text
+
+    reports = texts(show(window, "reports"))
+    assert "Compare two reports" in reports
+
+
+def test_cpu_only_machine_says_so_and_shows_probe_errors_in_place(qtbot):
+    report = cpu_only_report()
+    window = make_window(qtbot, report)
+    overview = texts(show(window, "overview"))
+    assert "No accelerator found" in overview
+    assert "on the GCP cloud (n2d-standard-4)" in overview
+    assert "Some probes had problems" in overview
+    tree = tree_texts(show(window, "hardware").tree)
+    nvidia = next(line for line in tree.splitlines() if line.startswith("nvidia\t"))
+    assert "error" in nvidia and "driver/library version mismatch" in nvidia
+    usb = next(line for line in tree.splitlines() if line.startswith("usb\t"))
+    assert "timeout" in usb
+    # no benchmarks in this report: the page invites to run one instead of plotting nothing
+    assert "Run benchmark" in texts(show(window, "benchmarks"))
+
+
+def test_window_appears_before_probing_and_probes_off_the_gui_thread(qtbot, monkeypatch):
+    import accelgui.gui.main_window as mw
+
+    seen = {}
+    release = threading.Event()
+    real = mw.probe_machine
+
+    def probe(sysroot, timeout):
+        seen["thread"] = threading.current_thread()
+        release.wait(10)
+        return real(sysroot, timeout)
+
+    monkeypatch.setattr(mw, "probe_machine", probe)
+    machine = os.path.join(FIXTURES, "machines", "cpu-intel-desktop")
+    window = make_window(qtbot, sysroot=machine, probe=True)
+    window.start()
+    qtbot.waitUntil(lambda: "thread" in seen)
+    qtbot.waitUntil(lambda: len(window._tasks) == 1, timeout=20000)  # knowledge loaded, probe busy
+    # the window is up and says it is probing while the worker is busy
+    assert "probing" in window.status_text()
+    assert "Probing this machine" in texts(window.overview)
+    release.set()
+    qtbot.waitUntil(lambda: window.live_report is not None and window.busy is None, timeout=20000)
+    assert seen["thread"] is not threading.main_thread()
+    assert window.live_report.sysroot == machine
+    tree = tree_texts(show(window, "hardware").tree)
+    for probe_result in window.live_report.probes:
+        assert probe_result.name in tree
+    assert "probes" in window.status_text()
+
+
+def test_probe_failure_is_shown_in_place(qtbot, monkeypatch):
+    import accelgui.gui.main_window as mw
+
+    def broken(sysroot, timeout):
+        raise RuntimeError("sysfs is not mounted")
+
+    monkeypatch.setattr(mw, "probe_machine", broken)
+    window = make_window(qtbot, probe=True)
+    window.start()
+    qtbot.waitUntil(lambda: window.probe_error is not None)
+    assert "sysfs is not mounted" in texts(window.overview)
+    assert window.isVisible()
+
+
+# -- benchmarks in a child process -----------------------------------------------------------------
+
+def test_benchmark_progress_then_results_in_every_view(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("ok")
+    progress = []
+    window.bench.progress.connect(progress.append)
+    with qtbot.waitSignal(window.bench.finished, timeout=20000):
+        window.act_quick.trigger()
+        assert window.act_cancel.isEnabled()
+    assert [p["stage"] for p in progress] == ["stream", "fma", "cache_sweep"]
+    assert window.benchmarks.progress.value() == 1000
+    assert window.live_report.benchmarks["cpu"]["stream"]["triad_gbps"] == 21.5
+    assert not window.act_cancel.isEnabled()
+    assert "last benchmark just now" in window.status_text()
+    window.render_page("benchmarks")
+    assert len(wait_for_plots(qtbot, window.benchmarks)) == 1  # the roofline
+    shown = texts(window.benchmarks)
+    assert "No cache sweep in these results" in shown
+    assert "21.5 GB/s measured (no theoretical peak known)" in shown
+
+
+def test_benchmark_progress_bar_follows_the_child(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("slow")
+    with qtbot.waitSignal(window.bench.progress, timeout=20000):
+        window.run_benchmark("full")
+    assert window.benchmarks.progress.value() == 50  # fraction 0.05 of 1000
+    assert "stream" in window.benchmarks.stage.text()
+    with qtbot.waitSignal(window.bench.cancelled, timeout=5000):
+        window.cancel_benchmark()
+
+
+def test_crashed_benchmark_shows_its_message_and_the_app_stays_usable(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("crash")
+    with qtbot.waitSignal(window.bench.failed, timeout=20000) as blocker:
+        window.run_benchmark("quick")
+    assert "MemoryError: cannot allocate the STREAM arrays" in blocker.args[0]
+    assert window.benchmarks.error.isVisibleTo(window.benchmarks)
+    assert "MemoryError" in window.benchmarks.error.text()
+    assert window.live_report.benchmarks is None
+    # usable: another run works and clears the message
+    window.benchmark_command = lambda mode: fake_child_argv("ok")
+    with qtbot.waitSignal(window.bench.finished, timeout=20000):
+        window.run_benchmark("quick")
+    assert not window.benchmarks.error.isVisibleTo(window.benchmarks)
+
+
+def test_benchmark_error_line_is_reported(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("error")
+    with qtbot.waitSignal(window.bench.failed, timeout=20000) as blocker:
+        window.run_benchmark("quick")
+    assert blocker.args[0] == "numba is not installed"
+
+
+def test_benchmark_that_cannot_start_is_reported(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: ["/nonexistent/accelgui-child", "--mode", mode]
+    with qtbot.waitSignal(window.bench.failed, timeout=20000) as blocker:
+        window.run_benchmark("quick")
+    assert "could not start" in blocker.args[0]
+    assert not window.bench.is_running()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_escape_cancels_a_running_benchmark(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("slow")
+    with qtbot.waitSignal(window.bench.progress, timeout=20000):
+        window.run_benchmark("quick")
+    pid = window.bench._proc.processId()
+    assert _alive(pid)
+    with qtbot.waitSignal(window.bench.cancelled, timeout=5000):
+        window.act_cancel.trigger()  # the Esc shortcut's action
+    assert window.act_cancel.shortcut().toString() == "Esc"
+    assert not window.bench.is_running()
+    assert not _alive(pid)
+    assert "cancelled" in window.benchmarks.stage.text()
+
+
+def test_cancel_kills_a_child_that_ignores_sigterm(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    stubborn = ("import signal, sys, time, json\n"
+                "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "print(json.dumps({'type': 'progress', 'stage': 'x', 'fraction': 0.1}), flush=True)\n"
+                "time.sleep(60)\n")
+    window.benchmark_command = lambda mode: [sys.executable, "-c", stubborn]
+    with qtbot.waitSignal(window.bench.progress, timeout=20000):
+        window.run_benchmark("quick")
+    with qtbot.waitSignal(window.bench.cancelled, timeout=5000):
+        window.cancel_benchmark()
+    assert not window.bench.is_running()
+
+
+def test_closing_the_window_during_a_benchmark_stops_the_child(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("slow")
+    with qtbot.waitSignal(window.bench.progress, timeout=20000):
+        window.run_benchmark("quick")
+    pid = window.bench._proc.processId()
+    window.close()
+    assert not window.bench.is_running()
+    assert not _alive(pid)
+
+
+# -- language ----------------------------------------------------------------------------------
+
+def test_language_switch_shows_chinese_throughout(qtbot):
+    window = make_window(qtbot, built_rich_report())
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    sidebar = [window.sidebar.item(i).text() for i in range(window.sidebar.count())]
+    assert sidebar == ["概览", "硬件", "基准测试", "学习路线", "报告"]
+    overview = texts(show(window, "overview"))
+    assert "这台机器" in overview and "结论" in overview
+    assert "GPU 计算" in overview            # a route title from the knowledge base, in Chinese
+    assert "Verdict" not in overview
+    routes = texts(show(window, "routes"))
+    assert "学习路线" in routes
+    window.open_route("gpu")
+    detail = texts(window.routes)
+    assert "检查驱动并安装 GPU 框架" in detail   # step title in Chinese
+    assert "学习路径" in detail
+    assert window.act_quick.text() == "运行基准测试（快速）"
+    window.set_language("en")
+    settle(qtbot, window)
+    assert window.sidebar.item(0).text() == "Overview"
+    assert "GPU computing" in texts(show(window, "overview"))
+
+
+def test_every_ui_string_has_a_chinese_translation():
+    """Each literal given to tr()/translate() in accelgui/gui has a finished zh_CN entry."""
+    import ast
+    import xml.etree.ElementTree as ET
+    from importlib.resources import files
+
+    ts = ET.fromstring(files("accelgui.resources").joinpath(
+        "translations", "accelgui_zh_CN.ts").read_bytes())
+    translated = set()
+    for message in ts.iter("message"):
+        t = message.find("translation")
+        if t is not None and (t.text or "").strip() and t.get("type") not in ("unfinished", "obsolete", "vanished"):
+            translated.add(message.findtext("source"))
+    gui = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "accelgui", "gui")
+    missing = []
+    for root, _, names in os.walk(gui):
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            tree = ast.parse(open(os.path.join(root, name), encoding="utf-8").read())
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                args = node.args
+                if fname == "tr" and args and isinstance(args[0], ast.Constant):
+                    text = args[0].value
+                elif fname in ("translate", "_tr") and len(args) >= 2 and isinstance(args[1], ast.Constant):
+                    text = args[1].value
+                else:
+                    continue
+                if isinstance(text, str) and text not in translated:
+                    missing.append(f"{name}: {text!r}")
+    assert not missing, "untranslated: " + "; ".join(missing[:20])
+    # and the compiled catalogue loads
+    from PySide6.QtCore import QTranslator
+
+    assert QTranslator().load(files("accelgui.resources").joinpath(
+        "translations", "accelgui_zh_CN.qm").read_bytes())
+
+
+# -- reports: open, compare, export ---------------------------------------------------------------
+
+def _write_report(path, report):
+    path.write_text(report.to_json(), encoding="utf-8")
+    return str(path)
+
+
+def test_open_a_saved_report_and_go_back_to_this_machine(qtbot, tmp_path):
+    window = make_window(qtbot, cpu_only_report())
+    path = _write_report(tmp_path / "other.json", built_rich_report())
+    window.open_report_file(path)
+    qtbot.waitUntil(lambda: not window.showing_live, timeout=20000)
+    overview = texts(show(window, "overview"))
+    assert "Report from lab-laptop-07" in overview
+    assert "NVIDIA GeForce RTX 4070 Laptop GPU" in overview
+    assert "other.json" in window.windowTitle()
+    assert "showing other.json" in window.status_text()
+    window.show_live()
+    assert "No accelerator found" in texts(show(window, "overview"))
+
+
+def test_opening_a_broken_report_says_why_without_a_dialog(qtbot, tmp_path):
+    window = make_window(qtbot, cpu_only_report())
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    window.open_report_file(str(bad))
+    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=20000)
+    assert "bad.json" in window.notice.label.text() and "not a JSON report" in window.notice.label.text()
+    assert window.showing_live
+
+
+def test_compare_two_reports_shows_a_table(qtbot, tmp_path):
+    window = make_window(qtbot, cpu_only_report())
+    a = _write_report(tmp_path / "a.json", cpu_only_report())
+    faster = cpu_only_report().replace(memory=cpu_only_report().memory.__class__(
+        total_bytes=32 * 1024 ** 3, available_bytes=30 * 1024 ** 3, numa_nodes=1))
+    b = _write_report(tmp_path / "b.json", faster)
+    view = show(window, "reports")
+    view.path_a.setText(a)
+    view.path_b.setText(b)
+    assert view.compare()
+    cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
+             for r in range(view.table.rowCount())]
+    row = next(r for r in cells if "total_bytes" in r[1])
+    assert row[4] == "+100.0%"
+    assert "differences" in view.result_label.text()
+
+
+def test_compare_with_the_report_shown_now_and_a_bad_file(qtbot, tmp_path):
+    window = make_window(qtbot, cpu_only_report())
+    view = show(window, "reports")
+    view.path_b.setText(_write_report(tmp_path / "rich.json", built_rich_report()))
+    assert view.compare()  # A empty = the report shown now
+    assert view.table.rowCount() > 0
+    view.path_b.setText(str(tmp_path / "missing.json"))
+    assert not view.compare()
+    assert "missing.json" in view.result_label.text()
+    assert view.table.rowCount() == 0
+
+
+def test_export_dialog_redacts_by_default_and_writes_the_file(qtbot, tmp_path):
+    from accelgui.gui.export_dialog import ExportDialog
+
+    report = built_rich_report()
+    dialog = ExportDialog(report, fmt="json", directory=str(tmp_path))
+    qtbot.addWidget(dialog)
+    assert dialog.redact.isChecked()
+    assert dialog.path.text().endswith(".json")
+    assert dialog.save()
+    data = json.loads(open(dialog.written, encoding="utf-8").read())
+    assert data["platform"]["hostname"] is None
+    assert "GPU-5b7c2e1a" not in json.dumps(data)
+    assert data["devices"][0]["name"] == "NVIDIA GeForce RTX 4070 Laptop GPU"
+
+
+def test_export_dialog_follows_the_format_and_can_keep_details(qtbot, tmp_path):
+    from accelgui.gui.export_dialog import ExportDialog
+
+    dialog = ExportDialog(built_rich_report(), fmt="json", directory=str(tmp_path))
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData("markdown"))
+    assert dialog.path.text().endswith(".md")
+    dialog.redact.setChecked(False)
+    assert dialog.save(), dialog.error.text()
+    assert "lab-laptop-07" in open(dialog.written, encoding="utf-8").read()
+
+
+def test_export_dialog_failure_is_clear_and_leaves_nothing(qtbot, tmp_path):
+    from accelgui.gui.export_dialog import ExportDialog
+
+    dialog = ExportDialog(built_rich_report(), fmt="json")
+    qtbot.addWidget(dialog)
+    target = tmp_path / "no-such-dir" / "report.json"
+    dialog.path.setText(str(target))
+    assert not dialog.save()
+    assert dialog.error.isVisibleTo(dialog)
+    assert "no-such-dir" in dialog.error.text()
+    assert not target.exists()
+    assert dialog.result() == 0  # still open
+
+
+# -- routes and progress ------------------------------------------------------------------------
+
+def test_route_learning_path_checkbox_persists_and_reruns_the_advisor(qtbot, tmp_path):
+    from accelgui.progress import load_done
+
+    window = make_window(qtbot, built_rich_report())
+    window.open_route("gpu")
+    assert window.current_page() == "routes"
+    detail = texts(window.routes)
+    assert "Learning path" in detail and "Check the driver and install a GPU framework" in detail
+    box = window.routes.checkboxes["gpu.setup-check"]
+    assert not box.isChecked()
+    box.click()
+    assert "gpu.setup-check" in load_done()
+    qtbot.waitUntil(lambda: window.busy is None and "gpu.setup-check" in window.done, timeout=20000)
+    gpu = next(r for r in window.live_report.routes if r.id == "gpu")
+    assert "gpu.setup-check" not in gpu.next_steps      # the advisor ran again
+    # a new window (a later session) shows it ticked
+    again = make_window(qtbot, built_rich_report())
+    again.done = load_done()
+    again.refresh()
+    again.open_route("gpu")
+    assert again.routes.checkboxes["gpu.setup-check"].isChecked()
+    again.routes.checkboxes["gpu.setup-check"].click()
+    assert "gpu.setup-check" not in load_done()
+
+
+def test_resource_links_open_in_the_browser(qtbot, monkeypatch):
+    import accelgui.gui.views.routes as routes
+
+    opened = []
+    monkeypatch.setattr(routes, "open_url", opened.append)
+    window = make_window(qtbot, built_rich_report())
+    window.open_route("gpu")
+    label = window.routes.findChild(QLabel, "resources-gpu.setup-check")
+    assert label is not None and "https://pytorch.org/get-started/locally/" in label.text()
+    label.linkActivated.emit("https://pytorch.org/get-started/locally/")
+    assert opened == ["https://pytorch.org/get-started/locally/"]
+
+
+def test_overview_next_step_opens_its_route(qtbot):
+    window = make_window(qtbot, built_rich_report())
+    show(window, "overview")
+    window.overview.open_route.emit("cpu")
+    assert window.current_page() == "routes" and window.routes.current_route == "cpu"
+    window.routes.show_list()
+    assert window.routes.stack.currentIndex() == 0
+
+
+# -- window chrome --------------------------------------------------------------------------------
+
+def test_sidebar_keyboard_navigation_and_shortcuts(qtbot):
+    window = make_window(qtbot, built_rich_report())
+    window.sidebar.setFocus()
+    qtbot.keyClick(window.sidebar, Qt.Key.Key_Down)
+    assert window.current_page() == "hardware"
+    qtbot.keyClick(window.sidebar, Qt.Key.Key_Down)
+    assert window.current_page() == "benchmarks"
+    shortcuts = {a.shortcut().toString() for a in window.actions()}
+    assert {"Ctrl+O", "Ctrl+E", "Ctrl+B", "Esc", "F1"} <= shortcuts
+    for i, page in enumerate(PAGES):
+        window.act_pages[i].trigger()
+        assert window.current_page() == page
+
+
+def test_about_lists_versions_without_importing_numba(qtbot):
+    from importlib import metadata
+
+    from PySide6.QtCore import qVersion
+
+    had_numba = "numba" in sys.modules
+    window = make_window(qtbot)
+    text = window.about_text()
+    assert qVersion() in text and "PySide6" in text and "Python" in text
+    try:
+        assert metadata.version("numba") in text
+    except metadata.PackageNotFoundError:
+        assert "numba" in text
+    if not had_numba:
+        assert "numba" not in sys.modules
+
+
+def test_status_bar_counts_probes(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    assert window.status_text().startswith("probes 3/5 ok")
+    assert "no benchmark yet" in window.status_text()
+
+
+def test_first_window_does_not_need_pyqtgraph_or_numba():
+    code = ("import sys, os; os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+            "from accelgui.gui.app import create_app\n"
+            "app = create_app([])\n"
+            "from accelgui.gui.main_window import MainWindow, AppOptions\n"
+            "w = MainWindow(AppOptions(probe=False)); w.show(); app.processEvents()\n"
+            "print(sorted(m for m in ('pyqtgraph', 'numba', 'llvmlite') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_run_app_refuses_a_missing_report_clearly(capsys):
+    from accelgui.gui.app import run_app
+
+    assert run_app(["--report", "/nonexistent/report.json"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_application_icon_ships_in_every_size(qtbot):
+    from accelgui.gui.app import ICON_SIZES, app_icon
+
+    icon = app_icon()
+    assert not icon.isNull()
+    sizes = {s.width() for s in icon.availableSizes()}
+    assert set(ICON_SIZES) <= sizes
+
+
+@pytest.mark.skipif(not os.path.exists(RICH_JSON), reason="tests/fixtures/reports/rich.json not recorded yet")
+def test_run_app_shows_a_recorded_report(qtbot, monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from accelgui.gui import app as app_module
+
+    seen = {}
+    app = QApplication.instance()
+
+    def check_and_quit():
+        window = next((w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)
+                       and w.isVisible()), None)
+        if window is None or window.showing_live:
+            QTimer.singleShot(50, check_and_quit)
+            return
+        seen["overview"] = texts(window.overview)
+        window.close()
+        app.exit(0)  # exit(), not quit(): quit() posts an event that would end the next loop
+
+    app.setQuitOnLastWindowClosed(False)
+    try:
+        QTimer.singleShot(100, check_and_quit)
+        assert app_module.run_app(["--report", RICH_JSON, "--lang", "en"]) == 0
+    finally:
+        app.setQuitOnLastWindowClosed(True)
+    assert "Report from" in seen["overview"]
+
+
+def test_qt_binding_keeps_reference_counts(qapp):
+    """PySide6 6.12.0 on Python < 3.12 drops a reference to None on every call of a method
+    returning void, and to True on every Signal.emit(): the app then aborts after a few
+    thousand UI updates ("Fatal Python error: none_dealloc"). Python 3.12+ makes None and
+    True immortal, which hides it; on 3.11 the pin in pyproject.toml must exclude it."""
+    from PySide6.QtCore import QObject, Signal
+    from PySide6.QtGui import QAction
+
+    class Emitter(QObject):
+        ping = Signal()
+
+    action, emitter = QAction(), Emitter()
+    none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
+    for i in range(50):
+        action.setText(str(i))
+        emitter.ping.emit()
+    assert sys.getrefcount(None) >= none_before - 5, "None loses a reference per Qt call"
+    assert sys.getrefcount(True) >= true_before - 5, "True loses a reference per emit()"
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("numba") is None,
+                    reason="numba is not installed (the benchmark child needs it)")
+def test_real_benchmark_child_in_test_mode_fills_the_plots(qtbot):
+    """The real child (python -m accelgui.probes.kernels --mode test) through QProcess."""
+    from accelgui.probes.kernels.client import benchmark_command
+
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: benchmark_command("test")
+    stages = []
+    window.bench.progress.connect(lambda e: stages.append(e.get("stage")))
+    with qtbot.waitSignal(window.bench.finished, timeout=240000):
+        window.run_benchmark("quick")
+    bench = window.live_report.benchmarks
+    assert bench["cpu"]["stream"]["triad_gbps"] > 0
+    assert "stream" in stages
+    window.render_page("benchmarks")
+    assert len(wait_for_plots(qtbot, window.benchmarks)) == 3
+
+
+def test_dark_theme_gives_a_dark_palette_and_readable_badges(qtbot, qapp):
+    from PySide6.QtGui import QPalette
+
+    from accelgui.gui.app import apply_theme
+    from accelgui.gui.views.common import Badge
+
+    try:
+        apply_theme(qapp, "dark")
+        assert qapp.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        window = make_window(qtbot, built_rich_report())
+        badges = window.overview.findChildren(Badge)
+        assert badges and all(b.property("tone") != "none" for b in badges)
+        text = window.palette().color(QPalette.ColorRole.Text)
+        base = window.palette().color(QPalette.ColorRole.Base)
+        assert abs(text.lightness() - base.lightness()) > 128  # text stays readable on cards
+    finally:
+        apply_theme(qapp, "light")
+    assert qapp.palette().color(QPalette.ColorRole.Window).lightness() >= 128
