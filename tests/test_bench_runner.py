@@ -225,3 +225,28 @@ def test_client_module_does_not_import_numba():
             "print('numba' in sys.modules, 'llvmlite' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["False", "False"], out.stderr
+
+
+def test_latency_and_sweep_cope_with_aligned_views_of_different_lengths():
+    """The stages take 64-byte aligned views of several arrays; where allocation leaves
+    them misaligned differently, the views differ by a cache line and every working set
+    must still fit the shortest one (this used to fail at random with a broadcast error)."""
+    import numpy as np
+
+    from accelgui.probes.kernels import __main__ as child
+
+    bench = child.Bench("test", child.Protocol(io.StringIO()), None, False, {})
+    bench.setup()
+    n = 16384                                   # 128 KiB per array: the cap binds
+    base = np.empty(3 * (n + 16), np.float64)
+    offsets = [base.ctypes.data % 64 // 8]      # element offsets that misalign each array
+    start = [(8 - offsets[0]) % 8 + k for k in (0, 1, 0)]
+    bench.stream_arrays = [base[s + i * (n + 8): s + i * (n + 8) + n] for i, s in enumerate(start)]
+    lengths = [child.aligned_view(a).shape[0] for a in bench.stream_arrays]
+    assert lengths[1] < lengths[2], "the test arrays must give views of different lengths"
+    bench.caches = {"l1d_bytes": 32 << 10, "l2_bytes": 1 << 20, "l3_bytes": 32 << 20,
+                    "llc_bytes": 32 << 20, "llc_total_bytes": 32 << 20}
+    bench.latency()
+    bench.cache_sweep()
+    assert bench.result["latency_ns"]["l1"] is not None
+    assert all(p["bytes"] <= n * 8 for p in bench.result["cache_sweep"])

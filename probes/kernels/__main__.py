@@ -526,7 +526,7 @@ class Bench:
         # that fit the caches: on VMs some pages are slower than others.
         a, c2 = (aligned_view(x, 64) for x in (self.stream_arrays[0], self.stream_arrays[2]))
         max_bytes = self.cfg["sweep_max_bytes"] or a.nbytes
-        max_bytes = min(max_bytes, a.nbytes)
+        max_bytes = min(max_bytes, a.nbytes, c2.nbytes)
         small = (self.caches.get("llc_bytes") or 0) // 2
         per_oct = self.cfg["sweep_per_octave"]
         sizes = []
@@ -565,7 +565,7 @@ class Bench:
         c = self.caches
         l1, l2, l3 = c.get("l1d_bytes"), c.get("l2_bytes"), c.get("l3_bytes")
         bufs = [aligned_view(x, 64).view(np.uint64) for x in self.stream_arrays[1:]]
-        buf = bufs[0]
+        capacity = min(b.nbytes for b in bufs)   # alignment can leave the views a line apart
         levels = []
         if l1:
             levels.append(("l1", l1 // 2))
@@ -582,7 +582,7 @@ class Bench:
         out = {"l1": None, "l2": None, "l3": None, "dram": None}
         sizes = {}
         for k, (name, ws) in enumerate(levels):
-            ws = min(ws, buf.nbytes) // 64 * 64
+            ws = min(ws, capacity) // 64 * 64
             n_lines = max(2, ws // 64)
             if ws < 4096 or (name == "dram" and ws < 2 * (c.get("llc_total_bytes") or 0)):
                 self.warnings.append(f"latency {name}: working set limited to {ws} bytes by the memory cap")
