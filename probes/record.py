@@ -26,6 +26,8 @@ import os
 import re
 import stat
 
+from accelgui.probes.context import ProbeContext
+
 MAX_BYTES = 1 << 20
 
 _CPU_TOP = ("possible", "present", "online", "offline", "kernel_max", "isolated", "nohz_full",
@@ -62,6 +64,7 @@ _LONG_HEX = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{16,}(?![0-9a-fA-F])")
 class _Recorder:
     def __init__(self, dest: str, source_root: str):
         self.src = os.path.abspath(source_root)
+        self.ctx = ProbeContext(root=self.src)
         self.dest = os.path.abspath(dest)
         self.count = 0
 
@@ -72,48 +75,28 @@ class _Recorder:
     def d(self, rel: str) -> str:
         return os.path.join(self.dest, rel)
 
-    # -- source side (never raises)
+    # -- source side (never raises): the probes' own reader
     def read(self, rel: str) -> bytes | None:
-        path = self.s(rel)
         try:
-            st = os.stat(path)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
-                return None
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            st = os.stat(self.s(rel))
         except (OSError, ValueError):
             return None
-        try:
-            chunks, size = [], 0
-            while size <= MAX_BYTES:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-        except OSError:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
             return None
-        finally:
-            os.close(fd)
-        data = b"".join(chunks)
-        return None if len(data) > MAX_BYTES else data
+        data = self.ctx.read_bytes(rel, limit=MAX_BYTES + 1)
+        return None if data is None or len(data) > MAX_BYTES else data
 
     def listdir(self, rel: str) -> list[str]:
-        try:
-            return sorted(os.listdir(self.s(rel)))
-        except (OSError, ValueError):
-            return []
+        return self.ctx.listdir(rel)
 
     def is_dir(self, rel: str) -> bool:
-        return os.path.isdir(self.s(rel))
+        return self.ctx.is_dir(rel)
 
     def exists(self, rel: str) -> bool:
-        return os.path.lexists(self.s(rel))
+        return self.ctx.exists(rel)
 
     def readlink_name(self, rel: str) -> str | None:
-        try:
-            return os.path.basename(os.readlink(self.s(rel)).rstrip("/")) or None
-        except (OSError, ValueError):
-            return None
+        return self.ctx.readlink(rel)
 
     def real_name(self, rel: str) -> str | None:
         try:

@@ -77,7 +77,10 @@ BENCHMARKS = {
                 "fp32_gflops_mt": 1190.0},
         "latency_ns": {"l1": 1.1, "l2": 4.0, "l3": 17.5, "dram": 98.0},
         "cache_sweep": _sweep(),
-        "gemm": {"n": 1024, "fp64_gflops": 402.0},
+        "gemm": {"n": 1024, "dgemm_gflops": 402.0},
+        "theoretical": {"fp64_gflops_1t": 72.0, "fp64_gflops_mt": 633.6, "fp32_gflops_1t": 144.0,
+                        "fp32_gflops_mt": 1267.2, "clock_mhz": 4500.0, "clock_source": "cpufreq",
+                        "vector_bits": 256, "fma_pipes": 2},
     },
     "roofline": {"peak_gflops": 598.0, "peak_gbps": 67.2, "ridge_flops_per_byte": 8.9},
 }

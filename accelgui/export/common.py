@@ -575,7 +575,8 @@ def dig(obj, *path):
 
 
 def num(x):
-    return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+    """A finite number, or None for anything else (bools, strings, NaN)."""
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
 def numeric_leaves(obj, prefix: str = "") -> list[tuple[str, float]]:

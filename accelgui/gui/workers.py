@@ -20,6 +20,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
+from accelgui.probes.kernels.client import parse_line
+
 KILL_AFTER_MS = 1000
 STDERR_KEEP = 4000
 
@@ -137,23 +139,6 @@ def benchmark_command(mode: str) -> list[str]:
     except ImportError:
         return [sys.executable, "-m", "accelgui.probes.kernels", "--mode", mode]
     return list(command(mode))
-
-
-def parse_line(line: str) -> dict | None:
-    try:
-        from accelgui.probes.kernels.client import parse_line as parse
-    except ImportError:
-        parse = None
-    if parse is not None:
-        return parse(line)
-    line = line.strip()
-    if not line.startswith("{"):
-        return None
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class BenchmarkProcess(QObject):

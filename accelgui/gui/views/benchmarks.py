@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHea
                                QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from accelgui.export.common import dig, num
 from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState,
                                        fmt_bytes, fmt_num, heading, muted, scroll_page)
 
@@ -22,30 +23,11 @@ THEORETICAL = "#9e9e9e"
 PLOT_HEIGHT = 290
 CACHE_LINE_COLOURS = {"l1d": "#43a047", "l2": "#fb8c00", "l3": "#8e24aa"}
 
-# FP64 flops per cycle per core for a core with these features (2 FMA units where usual).
-_FLOPS_PER_CYCLE_FP64 = (("avx512f", 32), ("avx2", 16), ("fma", 16), ("avx", 8), ("sve", 16),
-                         ("neon", 8), ("asimd", 8), ("sse2", 4))
-
-
-# -- reading the benchmarks object (tolerant: fields are optional) ------------------------------
-
-def _get(d, *path):
-    for key in path:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(key)
-    return d
-
-
-def _num(x):
-    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
-
-
 def cache_sweep(bench: dict) -> list[tuple[float, float]]:
-    points = _get(bench, "cpu", "cache_sweep") or []
+    points = dig(bench, "cpu", "cache_sweep") or []
     out = []
     for p in points if isinstance(points, list) else []:
-        if isinstance(p, dict) and _num(p.get("bytes")) and _num(p.get("gbps")) is not None:
+        if isinstance(p, dict) and num(p.get("bytes")) and num(p.get("gbps")) is not None:
             out.append((float(p["bytes"]), float(p["gbps"])))
     return sorted(out)
 
@@ -55,36 +37,20 @@ def cache_sizes(report) -> dict[str, float]:
     sizes = {}
     for level in ("l1d", "l2", "l3"):
         entry = (report.cpu.caches or {}).get(level) if report is not None else None
-        if isinstance(entry, dict) and _num(entry.get("size_bytes")):
+        if isinstance(entry, dict) and num(entry.get("size_bytes")):
             instances = entry.get("instances") or 1
             sizes[level] = float(entry["size_bytes"]) / max(1, int(instances))
     return sizes
 
 
-def theoretical_peaks(report, bench: dict) -> dict:
-    """Theoretical CPU peaks: {"gflops", "gflops_1t", "gflops_fp32", "gbps", "gflops_source"}.
-
-    Read from the benchmark child's ``cpu.theoretical`` (clock x cores x FMA width); when
-    absent, FP64 is estimated here from clock, cores and SIMD width. The child measures
-    memory bandwidth but has no theoretical figure for it, so "gbps" is usually None.
-    """
-    theo = {}
-    for candidate in (_get(bench, "cpu", "theoretical"), _get(bench, "cpu", "fma", "theoretical"),
-                      bench.get("theoretical")):
-        if isinstance(candidate, dict):
-            theo = {**candidate, **theo}
-    roof = bench.get("roofline") if isinstance(bench.get("roofline"), dict) else {}
-    gflops = _num(theo.get("fp64_gflops_mt")) or _num(theo.get("fp64_gflops"))
-    if gflops is None and "theoretical" in str(roof.get("peak_gflops_source") or ""):
-        gflops = _num(roof.get("peak_gflops"))
-    gbps = _num(_get(bench, "cpu", "stream", "theoretical", "triad_gbps")) or _num(theo.get("memory_gbps"))
-    source = "report" if gflops else None
-    if gflops is None and report is not None:
-        gflops = estimate_peak_gflops(report)
-        source = "estimate" if gflops else None
-    return {"gflops": gflops, "gflops_1t": _num(theo.get("fp64_gflops_1t")),
-            "gflops_fp32": _num(theo.get("fp32_gflops_mt")), "gbps": gbps,
-            "gflops_source": source}
+def theoretical_peaks(bench: dict) -> dict:
+    """Theoretical CPU peaks from the benchmark child's ``cpu.theoretical`` (clock x cores x
+    vector lanes x FMA pipes x 2; see accelgui.probes.kernels.peaks). None where unknown:
+    the child measures memory bandwidth but has no theoretical figure for it."""
+    theo = dig(bench, "cpu", "theoretical")
+    theo = theo if isinstance(theo, dict) else {}
+    return {"gflops": num(theo.get("fp64_gflops_mt")), "gflops_1t": num(theo.get("fp64_gflops_1t")),
+            "gflops_fp32": num(theo.get("fp32_gflops_mt")), "gbps": num(theo.get("memory_gbps"))}
 
 
 def gpu_results(bench: dict) -> list[dict]:
@@ -97,38 +63,25 @@ def gpu_results(bench: dict) -> list[dict]:
     return [v for k, v in sorted(gpu.items()) if k.isdigit() and isinstance(v, dict) and not v.get("error")]
 
 
-def estimate_peak_gflops(report) -> float | None:
-    """Clock x cores x FP64 flops per cycle from the SIMD features: a rough upper bound."""
-    cpu = report.cpu
-    cores = (cpu.cores_per_socket or 0) * (cpu.sockets or 0) or None
-    if cores is None and cpu.logical_cpus:
-        cores = cpu.logical_cpus // max(1, cpu.threads_per_core or 1)
-    if not cores or not cpu.max_mhz:
-        return None
-    features = set(cpu.features or []) | set(cpu.flags or [])
-    per_cycle = next((n for name, n in _FLOPS_PER_CYCLE_FP64 if name in features), 2)
-    return cores * cpu.max_mhz / 1000.0 * per_cycle
-
-
 def roofline_points(bench: dict) -> list[tuple[str, float | None, float]]:
     """[(label, flops per byte or None for "compute only", GFLOP/s)] measured on this machine."""
     names = {"stream_triad": "STREAM triad", "dgemm": "DGEMM", "fma_fp64": "FMA FP64"}
-    given = _get(bench, "roofline", "measured_points")
+    given = dig(bench, "roofline", "measured_points")
     if isinstance(given, list) and given:
-        return [(names.get(p.get("name"), str(p.get("name"))), _num(p.get("flops_per_byte")),
-                 float(p["gflops"])) for p in given if isinstance(p, dict) and _num(p.get("gflops"))]
+        return [(names.get(p.get("name"), str(p.get("name"))), num(p.get("flops_per_byte")),
+                 float(p["gflops"])) for p in given if isinstance(p, dict) and num(p.get("gflops"))]
     pts = []
-    triad = _num(_get(bench, "cpu", "stream", "triad_gbps"))
+    triad = num(dig(bench, "cpu", "stream", "triad_gbps"))
     if triad:
         ai = 2.0 / 24.0  # a[i] = b[i] + s * c[i]: 2 flops per 24 bytes (FP64)
         pts.append(("STREAM triad", ai, triad * ai))
-    gemm = _get(bench, "cpu", "gemm")
+    gemm = dig(bench, "cpu", "gemm")
     if isinstance(gemm, dict):
-        gflops = _num(gemm.get("dgemm_gflops")) or _num(gemm.get("fp64_gflops"))
-        n = _num(gemm.get("n"))
+        gflops = num(gemm.get("dgemm_gflops")) or num(gemm.get("fp64_gflops"))
+        n = num(gemm.get("n"))
         if gflops and n:
             pts.append(("DGEMM", 2.0 * n / 24.0, gflops))
-    fma = _num(_get(bench, "cpu", "fma", "fp64_gflops_mt"))
+    fma = num(dig(bench, "cpu", "fma", "fp64_gflops_mt"))
     if fma:
         pts.append(("FMA FP64", None, fma))
     return pts
@@ -473,9 +426,9 @@ class BenchmarksView(QWidget):
 
     def _roofline_plot(self, pg, report, bench) -> QWidget:
         roof = bench.get("roofline") if isinstance(bench.get("roofline"), dict) else {}
-        fma = _num(_get(bench, "cpu", "fma", "fp64_gflops_mt"))
-        bw = _num(roof.get("peak_gbps")) or _num(_get(bench, "cpu", "stream", "triad_gbps"))
-        theo = theoretical_peaks(report, bench)
+        fma = num(dig(bench, "cpu", "fma", "fp64_gflops_mt"))
+        bw = num(roof.get("peak_gbps")) or num(dig(bench, "cpu", "stream", "triad_gbps"))
+        theo = theoretical_peaks(bench)
         points = roofline_points(bench)
         if not bw or not (fma or theo["gflops"]):
             return muted(self.tr("Not enough figures for a roofline.")), []
@@ -489,8 +442,7 @@ class BenchmarksView(QWidget):
             roof_bw = theo["gbps"] or bw
             plot.plot(xs, [min(theo["gflops"], x * roof_bw) for x in xs],
                       pen=pg.mkPen(THEORETICAL, width=2, style=Qt.PenStyle.DashLine),
-                      name=self.tr("theoretical roof") + (" " + self.tr("(estimate)")
-                                                          if theo["gflops_source"] == "estimate" else ""))
+                      name=self.tr("theoretical roof"))
         if fma:
             plot.plot(xs, [min(fma, x * bw) for x in xs], pen=pg.mkPen(MEASURED, width=2),
                       name=self.tr("measured roof"))
@@ -505,20 +457,16 @@ class BenchmarksView(QWidget):
 
     def bar_rows(self, report, bench) -> list[tuple[str, float, float | None, str]]:
         """[(label, measured, theoretical or None, unit)] for the bar chart."""
-        theo = theoretical_peaks(report, bench)
+        theo = theoretical_peaks(bench)
         rows = []
-        fma = _num(_get(bench, "cpu", "fma", "fp64_gflops_mt"))
-        fma_1t = _num(_get(bench, "cpu", "fma", "fp64_gflops_1t"))
-        fp32 = _num(_get(bench, "cpu", "fma", "fp32_gflops_mt"))
-        triad = _num(_get(bench, "cpu", "stream", "triad_gbps"))
+        fma = num(dig(bench, "cpu", "fma", "fp64_gflops_mt"))
+        fma_1t = num(dig(bench, "cpu", "fma", "fp64_gflops_1t"))
+        fp32 = num(dig(bench, "cpu", "fma", "fp32_gflops_mt"))
+        triad = num(dig(bench, "cpu", "stream", "triad_gbps"))
         if fma is not None:
             rows.append((self.tr("CPU FP64\nall cores"), fma, theo["gflops"], "GFLOP/s"))
         if fma_1t is not None:
-            ref = theo["gflops_1t"]
-            if ref is None and theo["gflops"] and report is not None:
-                cores = (report.cpu.cores_per_socket or 0) * (report.cpu.sockets or 0)
-                ref = theo["gflops"] / cores if cores else None
-            rows.append((self.tr("CPU FP64\none core"), fma_1t, ref, "GFLOP/s"))
+            rows.append((self.tr("CPU FP64\none core"), fma_1t, theo["gflops_1t"], "GFLOP/s"))
         if fp32 is not None and theo["gflops_fp32"]:
             rows.append((self.tr("CPU FP32\nall cores"), fp32, theo["gflops_fp32"], "GFLOP/s"))
         if triad is not None:
@@ -527,17 +475,16 @@ class BenchmarksView(QWidget):
         if gpus:
             gpu = gpus[0]
             suffix = f" ×{len(gpus)}" if len(gpus) > 1 else ""
-            if _num(gpu.get("triad_gbps")):
+            if num(gpu.get("triad_gbps")):
                 rows.append((self.tr("GPU memory") + "\n" + self.tr("(one device)") + suffix, gpu["triad_gbps"],
-                             _num(gpu.get("memory_peak_gbps")) or _num(gpu.get("peak_gbps")), "GB/s"))
-            if _num(gpu.get("fp32_gflops")):
+                             num(gpu.get("memory_peak_gbps")) or num(gpu.get("peak_gbps")), "GB/s"))
+            if num(gpu.get("fp32_gflops")):
                 rows.append((self.tr("GPU FP32") + "\n" + self.tr("(one device)") + suffix, gpu["fp32_gflops"],
-                             _num(gpu.get("theoretical_fp32_gflops")) or _num(gpu.get("fp32_peak_gflops")),
+                             num(gpu.get("theoretical_fp32_gflops")) or num(gpu.get("fp32_peak_gflops")),
                              "GFLOP/s"))
         return rows
 
     def _bars_plot(self, pg, report, bench):
-        theo = theoretical_peaks(report, bench)
         all_rows = self.bar_rows(report, bench)
         rows = [r for r in all_rows if r[2]]
         notes = []
@@ -549,10 +496,6 @@ class BenchmarksView(QWidget):
             if not _ref:
                 notes.append(self.tr("{what}: {value} {unit} measured (no theoretical peak known)")
                              .format(what=label.replace("\n", " "), value=fmt_num(measured), unit=unit))
-        if theo["gflops_source"] == "estimate":
-            notes.append(self.tr("Theoretical FP64 peak estimated as cores × {ghz} GHz × flops per "
-                                 "cycle from the SIMD features: an upper bound, not a measurement.")
-                         .format(ghz=f"{(report.cpu.max_mhz or 0) / 1000:.2f}"))
         if not rows:
             return muted(notes.pop(0)), notes
         plot = self._new_plot(pg, "bars", "", self.tr("% of theoretical peak"))
