@@ -127,21 +127,13 @@ def compare(a: Report, b: Report) -> list[dict]:
         if ba.get(k) != bb.get(k):
             changes.append(_change("benchmarks", k, ba.get(k), bb.get(k), key=k.rsplit(".", 1)[-1]))
 
-    ra = {r["id"]: r for r in da["routes"]}
-    rb = {r["id"]: r for r in db["routes"]}
-    for rid in list(ra) + [k for k in rb if k not in ra]:
-        va = ra.get(rid, {}).get("status")
-        vb = rb.get(rid, {}).get("status")
-        if va != vb:
-            changes.append(_change("routes", rid, va, vb, key="status"))
-
-    pra = {p["name"]: p for p in da["probes"]}
-    prb = {p["name"]: p for p in db["probes"]}
-    for name in list(pra) + [k for k in prb if k not in pra]:
-        va = pra.get(name, {}).get("status")
-        vb = prb.get(name, {}).get("status")
-        if va != vb:
-            changes.append(_change("probes", name, va, vb, key="status"))
+    for section, key, field in (("routes", "id", "status"), ("probes", "name", "status")):
+        xa = {x[key]: x for x in da[section]}
+        xb = {x[key]: x for x in db[section]}
+        for name in list(xa) + [k for k in xb if k not in xa]:
+            va, vb = xa.get(name, {}).get(field), xb.get(name, {}).get(field)
+            if va != vb:
+                changes.append(_change(section, name, va, vb, key=field))
     return changes
 
 
