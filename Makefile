@@ -48,8 +48,13 @@ bench: $(STAMP)
 
 package: $(STAMP)
 	$(BIN)/python -m pip install --quiet build pyinstaller
+	rm -rf dist/*.whl build/stage
 	$(BIN)/python -m build --wheel --outdir dist .
-	$(BIN)/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/accelgui.spec
+	$(BIN)/python -m pip install --quiet --no-deps --target build/stage dist/accelgui-*.whl
+	QT_QPA_PLATFORM=offscreen $(BIN)/pyinstaller --noconfirm --log-level WARN \
+	  --distpath dist --workpath build/pyinstaller packaging/accelgui.spec
+	dist/accelgui/accelgui --probe --format text >/dev/null && echo "bundle: dist/accelgui/accelgui"
+
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -261,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("accelgui: interrupted\n")
         return 130
+    except BrokenPipeError:  # `accelgui --probe | head`: the reader left, nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAIL
     except OSError as exc:  # an output that could not be written, a report that cannot be read
         sys.stderr.write(f"accelgui: error: {exc}\n")
         return EXIT_FAIL
