@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from datetime import datetime, timezone
 
@@ -101,6 +100,8 @@ def _load_for_update(path: str) -> dict:
     except _Corrupt as exc:
         _warn(path, str(exc))
         try:
+            import shutil
+
             shutil.copyfile(path, path + ".corrupt")
         except OSError:
             pass

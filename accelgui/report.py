@@ -11,8 +11,6 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
-
 from accelgui import SCHEMA_VERSION, __version__
 
 PROBE_STATUSES = ("ok", "absent", "error", "timeout")
@@ -24,7 +22,7 @@ class ReportError(ValueError):
     """A report file that cannot be read as a report."""
 
 
-def _from(cls, data: Any):
+def _from(cls, data):
     """Build dataclass ``cls`` from a dict, ignoring unknown keys and keeping defaults."""
     if data is None:
         return cls()
@@ -119,6 +117,18 @@ class RouteAssessment:
     title: str | None = None
 
 
+def _plain(value):
+    """JSON-ready copy: dataclasses become dicts; dicts and lists are copied, leaves shared.
+    (dataclasses.asdict deep-copies every leaf, which costs more than the probes.)"""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__}
+    return value
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
 
@@ -140,7 +150,7 @@ class Report:
     probes: list = field(default_factory=list)        # list[ProbeResult]
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return _plain(self)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)

@@ -30,7 +30,6 @@ route file is never silently read as "not met".
 from __future__ import annotations
 
 import re
-from typing import Any
 
 __all__ = ["KnowledgeRuleError", "Fact", "evaluate", "validate", "describe_device",
            "device_label", "resolve_path", "OPERATORS", "DEVICE_FILTERS"]
@@ -441,7 +440,7 @@ def _eval_device(flt, report: dict, lang: str):
 
 def resolve_path(report: dict, path: str):
     """Value at a dotted path ("benchmarks.gpu.0.triad_gbps"); None when any part is missing."""
-    node: Any = report
+    node = report
     for part in path.split("."):
         if isinstance(node, dict):
             if part in node:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-import traceback
 
 from accelgui.probes import PROBES, Probe, finalize
 from accelgui.probes.context import ProbeContext
@@ -35,6 +34,8 @@ class _Run(threading.Thread):
                 raise TypeError(f"probe returned {type(result).__name__}, not a fragment dict")
             self.fragment = result
         except BaseException as exc:  # noqa: BLE001 - a probe must never stop the report
+            import traceback
+
             frame = traceback.extract_tb(exc.__traceback__)[-1:] or None
             where = f" ({frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
             self.error = f"{type(exc).__name__}: {exc}{where}"

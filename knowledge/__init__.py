@@ -6,7 +6,7 @@ Data lives next to this module (installed as ``accelgui.knowledge``)::
     schema.json        JSON Schema (draft 2020-12) of a route file; used by the tests
     facts.json         named tables of dated, sourced facts
 
-``load_knowledge()`` reads them lazily with importlib.resources and caches the result per
+``load_knowledge()`` reads them lazily through the package loader (accelgui.data) and caches the result per
 override directory. It never imports jsonschema: shipped files are validated in the test
 suite, and user override files get a light structural check in pure Python that names the
 file and the field (``myroute.json: steps[2].title.zh: missing``). A broken override file is
@@ -23,7 +23,8 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from importlib import resources
+
+from accelgui import data as data_files
 
 __all__ = [
     "EXPECTED_ROUTE_IDS", "ENV_VAR", "KnowledgeBase", "load_knowledge", "clear_cache", "tr",
@@ -46,14 +47,16 @@ DEVICE_KINDS = ("gpu", "npu", "tpu", "fpga", "dsp", "accelerator")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
 BUSES = ("pci", "usb", "platform")
 
-_ROUTE_ID = re.compile(r"^[a-z0-9-]+$")
-_QUALIFIED_ID = re.compile(r"^[a-z0-9-]+\.[a-z0-9-]+$")
-_ANY_ID = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)?$")
-_DATE = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")
-_AS_OF = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$")
-_URL = re.compile(r"^https://\S+$")
-_METRIC = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$")
-_DETAIL_KEY = re.compile(r"^[a-z0-9_]+$")
+# Patterns as strings: re compiles (and caches) each on first use, so loading the shipped
+# routes on the probe path does not pay for compiling the override checks.
+_ROUTE_ID = r"^[a-z0-9-]+$"
+_QUALIFIED_ID = r"^[a-z0-9-]+\.[a-z0-9-]+$"
+_ANY_ID = r"^[a-z0-9-]+(\.[a-z0-9-]+)?$"
+_DATE = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+_AS_OF = r"^[0-9]{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$"
+_URL = r"^https://\S+$"
+_METRIC = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$"
+_DETAIL_KEY = r"^[a-z0-9_]+$"
 
 
 @dataclass(frozen=True)
@@ -142,19 +145,16 @@ def _order(route: dict) -> int:
 @functools.lru_cache(maxsize=1)
 def _shipped() -> tuple[dict, list, dict]:
     """(routes by id, errors, facts) from the package data. Read once per process."""
-    base = resources.files(__name__)
     routes: dict = {}
     errors: list = []
-    routes_dir = base / "routes"
     try:
-        entries = sorted((e for e in routes_dir.iterdir() if e.name.endswith(".json")),
-                         key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError, OSError) as exc:
+        entries = [n for n in data_files.list_names(__name__, "routes") if n.endswith(".json")]
+    except OSError as exc:
         errors.append(f"routes: cannot list shipped routes: {exc}")
         entries = []
     for entry in entries:
-        name = f"routes/{entry.name}"
-        data, err = _parse(name, entry.read_text(encoding="utf-8"))
+        name = f"routes/{entry}"
+        data, err = _parse(name, data_files.read_bytes(__name__, name).decode("utf-8"))
         if err:
             errors.append(err)
             continue
@@ -167,7 +167,7 @@ def _shipped() -> tuple[dict, list, dict]:
         routes[data["id"]] = data
     facts: dict = {}
     try:
-        facts, err = _parse("facts.json", (base / "facts.json").read_text(encoding="utf-8"))
+        facts, err = _parse("facts.json", data_files.read_bytes(__name__, "facts.json").decode("utf-8"))
         if err:
             errors.append(err)
             facts = {}
@@ -330,7 +330,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
     for key in sorted(set(data) - allowed):
         p.add(key, "unknown field")
     rid = data.get("id")
-    if not _need(p, data, "id", "", str) or not _ROUTE_ID.match(rid):
+    if not _need(p, data, "id", "", str) or not re.match(_ROUTE_ID, rid):
         if isinstance(rid, str):
             p.add("id", f"'{rid}' must be lower-case letters, digits and '-'")
         rid = None
@@ -422,7 +422,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
         if not isinstance(item, dict):
             continue
         for j, need in enumerate(item.get("needs") or []):
-            if isinstance(need, str) and _QUALIFIED_ID.match(need) and need not in req_ids:
+            if isinstance(need, str) and re.match(_QUALIFIED_ID, need) and need not in req_ids:
                 p.add(f"steps[{i}].needs[{j}]", f"'{need}' is not a requirement of this route")
         for j, tool_name in enumerate(item.get("tools") or []):
             if isinstance(tool_name, str) and tool_names and tool_name not in tool_names:
@@ -454,7 +454,7 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
         return [(where, "a rule must be a non-empty object")]
     keys = set(rule)
     if keys == {"metric", "min"}:
-        if not isinstance(rule["metric"], str) or not _METRIC.match(rule["metric"]):
+        if not isinstance(rule["metric"], str) or not re.match(_METRIC, rule["metric"]):
             out.append((f"{where}.metric", "must be a dotted report path"))
         if not _is_number(rule["min"]):
             out.append((f"{where}.min", "must be a number"))
@@ -490,7 +490,7 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
                     out.append((f"{w}.min", "must be an object of detail minimums"))
                 else:
                     for k, v in val.items():
-                        if not _DETAIL_KEY.match(k) or not _is_number(v):
+                        if not re.match(_DETAIL_KEY, k) or not _is_number(v):
                             out.append((f"{w}.min.{k}", "must be a number"))
             else:
                 out.append((f"{w}.{key}", "unknown device filter"))
@@ -581,7 +581,7 @@ def _pattern(p: _Problems, obj: dict, key: str, where: str, rx, message: str) ->
         p.add(path, "missing")
         return False
     val = obj[key]
-    if not isinstance(val, str) or not rx.match(val):
+    if not isinstance(val, str) or not re.match(rx, val):
         p.add(path, f"{message} (got {val!r})")
         return False
     return True
@@ -590,7 +590,7 @@ def _pattern(p: _Problems, obj: dict, key: str, where: str, rx, message: str) ->
 def _str_item(p: _Problems, val, where: str, rx, message: str) -> None:
     if not isinstance(val, str) or not val.strip():
         p.add(where, "must be a non-empty string")
-    elif rx is not None and not rx.match(val):
+    elif rx is not None and not re.match(rx, val):
         p.add(where, f"{message} (got {val!r})")
 
 

@@ -204,23 +204,12 @@ def _parse_s390_cache(data: str) -> dict | None:
 
 @lru_cache(maxsize=1)
 def _tables() -> dict:
-    """probes/data/cpu_parts.json, read through the package loader (what pkgutil.get_data
-    does, zip-safe) without importing importlib.resources, which costs ~7 ms at start-up."""
-    data = None
-    try:
-        pkg = sys.modules.get("accelgui.probes")
-        loader = pkg.__spec__.loader
-        data = loader.get_data(os.path.join(os.path.dirname(pkg.__file__), "data", "cpu_parts.json"))
-    except (AttributeError, OSError, TypeError, ValueError):
-        try:
-            from importlib.resources import files
+    """probes/data/cpu_parts.json: ARM implementer/part names and vendor id maps."""
+    from accelgui.data import read_bytes
 
-            data = files("accelgui.probes").joinpath("data/cpu_parts.json").read_bytes()
-        except (OSError, ValueError, ModuleNotFoundError, TypeError):
-            data = None
     try:
-        return json.loads(data) if data else {"arm": {}, "vendor_ids": {}, "riscv_mvendorid": {}}
-    except ValueError:
+        return json.loads(read_bytes("accelgui.probes", "data/cpu_parts.json"))
+    except (OSError, ValueError):
         return {"arm": {}, "vendor_ids": {}, "riscv_mvendorid": {}}
 
 

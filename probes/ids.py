@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import mmap
-import os
 import re
 import threading
 from functools import lru_cache
@@ -86,16 +85,11 @@ def usb_names(ctx, vendor: str, product: str | None = None) -> tuple[str | None,
 @lru_cache(maxsize=1)
 def curated() -> dict:
     """The curated accelerator table shipped with accelgui (see its as_of and sources)."""
-    try:
-        # What pkgutil.get_data does, without importing pkgutil or importlib.resources (tens
-        # of milliseconds on a slow machine): the package loader reads its own data file,
-        # from a folder or a zip alike.
-        import accelgui.probes as package
+    from accelgui.data import read_bytes
 
-        spec = package.__spec__
-        base = os.path.dirname(spec.origin)
-        data = json.loads(spec.loader.get_data(os.path.join(base, "data", "accelerators.json")))
-    except (OSError, ValueError, AttributeError, TypeError):
+    try:
+        data = json.loads(read_bytes("accelgui.probes", "data/accelerators.json"))
+    except (OSError, ValueError):
         return {"vendors": {}, "devices": {}, "usb_devices": {}}
     # Normalise the lists into sets once, for the classifier's many membership tests.
     for key in ("not_compute_display", "gpu_vendors", "fpga_vendors", "vf_ids",

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
 import threading
 
@@ -271,11 +270,27 @@ def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
 # compilers (live only)
 # ---------------------------------------------------------------------------------------
 
+def _which(name: str, path: str) -> str | None:
+    """shutil.which for a bare name on POSIX (shutil itself pulls in the compression
+    modules, a few milliseconds of the headless probe's start-up)."""
+    for folder in path.split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def compilers(ctx: ProbeContext, kits: dict) -> dict[str, str | None]:
     path = ctx.env.get("PATH", os.defpath)
     out: dict[str, str | None] = {}
+    if os.name == "nt":
+        import shutil
+
+        which = shutil.which
+    else:
+        which = _which
     for name in COMPILERS:
-        where = shutil.which(name, path=path)
+        where = which(name, path=path)
         if not where:
             continue
         version = None
