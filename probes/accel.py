@@ -2,8 +2,9 @@
 
 The kernel's accel subsystem (Intel NPU ``intel_vpu``, AMD ``amdxdna``, Habana
 ``habanalabs``, Qualcomm ``qaic``, Arm ``ethosu``, Rockchip ``rocket``) registers
-``accelN`` with ``/dev/accel/accelN``; GPUs register DRM ``cardN`` and ``renderDN``. Each
-class entry's ``device`` link names its parent: a PCI address or a platform device. The
+``accelN`` with ``/dev/accel/accelN`` (the TPU driver of v2-v4 Cloud TPU VMs registers a
+class of the same name with ``/dev/accelN``); GPUs register DRM ``cardN`` and ``renderDN``.
+Each class entry's ``device`` link names its parent: a PCI address or a platform device. The
 inventory attaches these nodes to the PCI device they belong to, and reports a platform
 accel device that nothing else found (an NPU on an Arm SoC) as a device of its own.
 """
@@ -24,8 +25,9 @@ def _parent(ctx: ProbeContext, rel: str) -> str | None:
     return name if name not in (None, ".", "..") else None
 
 
-def _entries(ctx: ProbeContext, cls: str, node_dir: str, keep) -> list[dict]:
+def _entries(ctx: ProbeContext, cls: str, keep) -> list[dict]:
     from accelgui.probes import inventory
+    from accelgui.probes.pci import node_path
 
     out = []
     for name in ctx.listdir(f"sys/class/{cls}"):
@@ -33,7 +35,7 @@ def _entries(ctx: ProbeContext, cls: str, node_dir: str, keep) -> list[dict]:
             continue
         base = f"sys/class/{cls}/{name}"
         parent = _parent(ctx, f"{base}/device")
-        rel = f"{node_dir}/{name}"
+        rel = node_path(ctx, cls, name)
         out.append({
             "name": name,
             "parent": parent.lower() if parent and inventory.PCI_ADDRESS.match(parent) else parent,
@@ -48,8 +50,8 @@ def _entries(ctx: ProbeContext, cls: str, node_dir: str, keep) -> list[dict]:
 
 
 def probe(ctx: ProbeContext) -> dict:
-    accel = _entries(ctx, "accel", "dev/accel", lambda n: n.startswith("accel"))
-    drm = _entries(ctx, "drm", "dev/dri",
+    accel = _entries(ctx, "accel", lambda n: n.startswith("accel"))
+    drm = _entries(ctx, "drm",
                    lambda n: (n.startswith("card") and "-" not in n) or n.startswith("renderD"))
     fragment = {"accel_nodes": accel, "drm_nodes": drm}
     if not accel and not drm:

@@ -14,7 +14,10 @@ report's ``devices`` list:
    accel nodes, NVML and KFD details (matched by PCI address);
 3. walk the readiness ladder for each device: present -> driver bound -> device node ->
    accessible to this user (live only) -> runtime installed -> ready, naming the first
-   missing step and its fix.
+   missing step and its fix. The device node is the one the compute runtime opens
+   (/dev/nvidiaN, not nvidia-drm's render node; /dev/kfd as well as the render node for
+   amdgpu). Inside a container a missing node means the device was not passed in
+   ("no-access", with the container's fix), not that the host lacks a driver.
 """
 
 from __future__ import annotations
@@ -40,10 +43,37 @@ FAMILIES: dict[str, dict] = {
                       "cuda-drivers), then reboot.",
         "fix_node": "The nvidia module is loaded but its device files are missing: run "
                     "`sudo nvidia-modprobe -u -c=0` or reboot.",
+        "fix_container": "Start the container with this GPU through the NVIDIA Container "
+                         "Toolkit (`docker run --gpus all ...`, or `--gpus '\"device=N\"'`; in "
+                         "Kubernetes, request nvidia.com/gpu).",
         "runtime": {"toolkits": ("cuda_driver", "cuda_driver_lib"), "nvml": True},
         "runtime_name": "the CUDA driver library (libcuda.so.1)",
         "fix_runtime": "Install the NVIDIA user-space driver libraries (libcuda.so.1 and "
                        "libnvidia-ml.so.1 come with the driver package, e.g. libnvidia-compute).",
+    },
+    "wsl-gpu": {
+        # WSL2 GPU paravirtualization: one Microsoft 1414:008e function per host GPU, bound to
+        # dxgkrnl, used through /dev/dxg and the host driver's libraries in /usr/lib/wsl/lib.
+        "drivers": ("dxgkrnl",),
+        "fix_driver": "Update WSL (`wsl --update` in Windows) so that its kernel has the "
+                      "dxgkrnl driver, and install the GPU driver in Windows (not in Linux).",
+        "fix_node": "dxgkrnl is bound but /dev/dxg is missing: update WSL (`wsl --update`) and "
+                    "restart it (`wsl --shutdown`).",
+        "runtime": None,
+    },
+    "nvidia-wsl": {
+        "drivers": ("dxgkrnl",),
+        "fix_driver": "Update WSL (`wsl --update` in Windows) so that its kernel has the "
+                      "dxgkrnl driver, and install the NVIDIA driver in Windows (never a Linux "
+                      "NVIDIA driver inside WSL).",
+        "fix_node": "dxgkrnl is bound but /dev/dxg is missing: update WSL (`wsl --update`) and "
+                    "restart it (`wsl --shutdown`).",
+        "runtime": {"toolkits": ("cuda_driver_lib",), "nvml": True},
+        "runtime_name": "the CUDA driver library that the Windows NVIDIA driver puts in "
+                        "/usr/lib/wsl/lib",
+        "fix_runtime": "Install or update the NVIDIA driver in Windows; it provides "
+                       "/usr/lib/wsl/lib/libcuda.so.1. Do not install a Linux NVIDIA driver "
+                       "inside WSL.",
     },
     "jetson-gpu": {
         "drivers": ("gk20a", "nvgpu", "nvidia", "tegra-gpu"),
@@ -63,7 +93,10 @@ FAMILIES: dict[str, dict] = {
                       "(linux-firmware), or install AMD's amdgpu-dkms.",
         "fix_node": "amdgpu is bound but /dev/kfd or the render node is missing: the kernel "
                     "may lack HSA support (CONFIG_HSA_AMD); use a distribution kernel or "
-                    "amdgpu-dkms.",
+                    "amdgpu-dkms. In a container, pass both in (`--device /dev/kfd "
+                    "--device /dev/dri`).",
+        "fix_container": "Pass the GPU into the container: `docker run --device /dev/kfd "
+                         "--device /dev/dri ...` (in Kubernetes, request amd.com/gpu).",
         "runtime": {"toolkits": ("rocm",)},
         "runtime_name": "ROCm",
         "fix_runtime": "Install ROCm (https://rocm.docs.amd.com) and check that this GPU's gfx "
@@ -87,8 +120,10 @@ FAMILIES: dict[str, dict] = {
     },
     "intel-npu": {
         "drivers": ("intel_vpu",),
-        "fix_driver": "Use Linux 6.3 or newer with the intel_vpu driver (CONFIG_DRM_ACCEL_IVPU) "
-                      "and the NPU firmware (linux-firmware or intel/linux-npu-driver).",
+        "fix_driver": "Use a kernel whose intel_vpu driver (CONFIG_DRM_ACCEL_IVPU) knows this "
+                      "NPU (Linux 6.3 added Meteor Lake; Arrow, Lunar and Panther Lake need "
+                      "newer releases) and the NPU firmware (linux-firmware or "
+                      "intel/linux-npu-driver).",
         "fix_node": "intel_vpu is bound but /dev/accel/accel* is missing: the NPU firmware "
                     "probably failed to load (see `dmesg | grep vpu`); install "
                     "intel/linux-npu-driver's firmware.",
@@ -220,6 +255,20 @@ FAMILIES: dict[str, dict] = {
         "runtime_name": "TT-Metalium / tt-smi",
         "fix_runtime": "Install tt-smi and TT-Metalium / TT-NN (`pip install ttnn`).",
     },
+    "huawei-ascend": {
+        "drivers": ("devdrv_device_driver",),
+        "fix_driver": "Install the Ascend NPU driver and firmware (Ascend-hdk-*-npu-driver and "
+                      "-npu-firmware run packages from Huawei's support site), then reboot.",
+        "fix_node": "The Ascend driver is bound but /dev/davinci* is missing: check `dmesg` and "
+                    "reinstall the NPU driver and firmware.",
+        "fix_container": "Pass the NPU into the container: `--device /dev/davinciN --device "
+                         "/dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc` "
+                         "(or use Ascend Docker Runtime).",
+        "runtime": {"toolkits": ("cann",), "packages": ("torch-npu",)},
+        "runtime_name": "CANN (the Ascend toolkit)",
+        "fix_runtime": "Install the CANN toolkit (Ascend-cann-toolkit) and, for PyTorch, "
+                       "torch-npu.",
+    },
     "hailo": {
         "drivers": ("hailo", "hailo_pci", "hailo1x_pci"),
         "fix_driver": "Install the HailoRT PCIe driver (hailort-pcie-driver or "
@@ -293,6 +342,8 @@ _DRIVER_NODES = {
     "dfl-pci": ((), ("dev/dfl-fme.*", "dev/dfl-port.*")),
     "intel-fpga-pci": ((), ("dev/intel-fpga-fme.*", "dev/intel-fpga-port.*")),
     "vfio-pci": (("dev/vfio/vfio",), ()),
+    "devdrv_device_driver": ((), ("dev/davinci[0-9]*",)),
+    "dxgkrnl": ((), ("dev/dxg",)),
     "RKNPU": ((), ("dev/rknpu", "dev/dri/renderD*")),
     "rknpu": ((), ("dev/rknpu", "dev/dri/renderD*")),
     "gk20a": ((), ("dev/nvhost-ctrl-gpu", "dev/nvhost-gpu", "dev/nvgpu/igpu0/ctrl")),
@@ -301,6 +352,14 @@ _DRIVER_NODES = {
 
 
 _COMPANIONS = {"nvidia": "dev/nvidiactl", "amdgpu": "dev/kfd"}
+# Companions without which the device cannot compute: ROCm and every HSA runtime open
+# /dev/kfd, which amdgpu creates at load only when the kernel has HSA support
+# (CONFIG_HSA_AMD), and a container sees only when it is passed in. (/dev/nvidiactl, by
+# contrast, is made on first use by the setuid nvidia-modprobe, so its absence is a note.)
+_REQUIRED_COMPANIONS = {"/dev/kfd"}
+# Drivers whose compute device file is their own, not the DRM render node that a DRM
+# helper (nvidia-drm) may create under the same PCI function: CUDA opens /dev/nvidiaN.
+_OWN_COMPUTE_NODES = {"nvidia"}
 
 # ---------------------------------------------------------------------------------------
 # Classification
@@ -316,9 +375,9 @@ def _family(kind: str, vendor: str, device: str) -> str:
     if vendor == "8086":
         return {"gpu": "intel-gpu", "npu": "intel-npu", "fpga": "intel-fpga"}.get(kind, "generic")
     return {"10ee": "xilinx-fpga", "1c2c": "intel-fpga", "1172": "altera-fpga",
-            "1ae0": "google-tpu", "1ac1": "coral-pcie", "1d0f": "aws-neuron",
+            "1ae0": "google-tpu", "1ac1": "coral-pcie", "1d0f": "aws-neuron", "1414": "wsl-gpu",
             "1da3": "habana", "1e52": "tenstorrent", "1e60": "hailo",
-            "17cb": "qualcomm-ai100"}.get(vendor, "generic")
+            "17cb": "qualcomm-ai100", "19e5": "huawei-ascend"}.get(vendor, "generic")
 
 
 def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
@@ -352,8 +411,7 @@ def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
     elif vinfo.get("kind") and base not in ("01", "02", "06", "0c"):
         kind = vinfo["kind"]            # vendors that make nothing but accelerators
     elif base == "12":
-        kind = {"1002": "gpu", "10ee": "fpga", "1172": "fpga"}.get(vendor) or \
-            vinfo.get("kind") or "accelerator"
+        kind = accelerator_kind(vendor)
     elif sub == "0b40":
         # Intel's co-processors are QuickAssist and DLB (crypto, compression, queues);
         # Mellanox's are DPU management functions. Known accelerator ids matched above.
@@ -368,6 +426,19 @@ def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
             "curated": entry}
 
 
+# What a processing accelerator (class 0x12), or any function with a compute-accelerator
+# node, is when its id is in no table: the vendor decides (AMD's are Instinct GPUs, Google's
+# are TPUs), else "accelerator".
+_ACCELERATOR_KIND_BY_VENDOR = {"1002": "gpu", "10ee": "fpga", "1172": "fpga", "1ae0": "tpu"}
+
+
+def accelerator_kind(vendor: str) -> str:
+    from accelgui.probes import ids
+
+    vinfo = ids.curated().get("vendors", {}).get(vendor.lower()) or {}
+    return _ACCELERATOR_KIND_BY_VENDOR.get(vendor.lower()) or vinfo.get("kind") or "accelerator"
+
+
 # Drivers that only ever bind accelerators: (kind, family).
 ACCEL_DRIVERS = {
     "nvidia": ("gpu", "nvidia-gpu"), "amdgpu": ("gpu", "amd-gpu"), "i915": ("gpu", "intel-gpu"),
@@ -377,6 +448,7 @@ ACCEL_DRIVERS = {
     "apex": ("tpu", "coral-pcie"), "tenstorrent": ("accelerator", "tenstorrent"),
     "hailo": ("accelerator", "hailo"), "hailo_pci": ("accelerator", "hailo"),
     "hailo1x_pci": ("accelerator", "hailo"), "qaic": ("accelerator", "qualcomm-ai100"),
+    "devdrv_device_driver": ("npu", "huawei-ascend"),
     "xocl": ("fpga", "xilinx-fpga"), "xclmgmt": ("fpga", "xilinx-fpga"),
     "dfl-pci": ("fpga", "intel-fpga"), "intel-fpga-pci": ("fpga", "intel-fpga"),
 }
@@ -409,8 +481,12 @@ def is_integrated(rec: dict, tables: dict) -> bool:
         return True     # on-die NPUs
     if rec.get("kind") != "gpu":
         return False
+    if entry.get("kind") == "gpu":
+        return False    # the table marks every iGPU it knows; the rest are discrete cards
     addr = rec.get("address") or ""
     if rec.get("vendor_id") == "8086":
+        # Intel's iGPU is always 00:02.0 (a discrete card passed through to a q35 VM can
+        # land there too, which is why the table is asked first).
         return bool(re.match(r"^[0-9a-f]{4,}:00:02\.0$", addr))
     if rec.get("vendor_id") == "1002":
         if rec.get("device_id") in tables.get("amd_apu_gpu_ids", frozenset()):
@@ -456,6 +532,8 @@ def check_nodes(ctx, rec: dict) -> None:
         any_of = [f"dev/nvidia{rec['nvidia_minor']}"]
     if driver == "vfio-pci" and rec.get("iommu_group"):
         any_of = [f"dev/vfio/{rec['iommu_group']}"]
+    if exact and driver in _OWN_COMPUTE_NODES:
+        exact = []
     if exact:
         # The driver's own class devices under the PCI function name its nodes exactly.
         any_of = [p for p in exact if not p.startswith("dev/dri/card")]
@@ -527,7 +605,7 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     from accelgui.probes.ids import pretty_name
 
     source = rec.get("name_from") or rec
-    name = pretty_name(display, source.get("pci_ids_device"))
+    name = rec.get("display_name") or pretty_name(display, source.get("pci_ids_device"))
     if not name and (source.get("curated") or {}).get("name"):
         name = pretty_name(display, source["curated"]["name"])
     if not name:
@@ -563,7 +641,7 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     drm = [n for n in rec.get("sysfs_nodes") or () if n.startswith("dev/dri/")]
     if drm:
         details["render_node"] = "/" + drm[0]
-    acc = [n for n in rec.get("sysfs_nodes") or () if n.startswith("dev/accel/")]
+    acc = [n for n in rec.get("sysfs_nodes") or () if n.startswith("dev/accel")]
     if acc:
         details["accel_node"] = "/" + acc[0]
     if rec.get("drm_card"):
@@ -656,7 +734,9 @@ def _attach_class_nodes(dev: dict, class_nodes: list[dict], addresses: set[str])
             dev["details"].setdefault("render_node", "/" + n["node"])
         elif name.startswith("accel"):
             dev["details"].setdefault("accel_node", "/" + n["node"])
-    usable = [n for n in mine if not n["name"].startswith("card")]
+    own = dev.get("driver") in _OWN_COMPUTE_NODES
+    usable = [n for n in mine if not n["name"].startswith("card")
+              and not (own and n["name"].startswith("renderD"))]
     existing = [n for n in usable if n.get("node_exists")]
     if existing:
         found = list(dict.fromkeys((nodes.get("found") or []) + ["/" + n["node"] for n in existing]))
@@ -674,9 +754,16 @@ def _attach_class_nodes(dev: dict, class_nodes: list[dict], addresses: set[str])
 
 def _merge_nvml(devices: list[dict], nvml: dict) -> None:
     by_addr = {d["address"]: d for d in devices if d["bus"] == "pci"}
+    # Under WSL2, NVML reports the host's PCI addresses; the guest sees one dxgkrnl function
+    # per host GPU at an address of its own. Unmatched NVML GPUs fill those, in order.
+    wsl = [d for d in devices if d.get("_family") in ("nvidia-wsl", "wsl-gpu")]
     for gpu in nvml.get("gpus") or ():
         addr = gpu.get("pci_address")
         dev = by_addr.get(addr)
+        if dev is None and wsl:
+            dev = wsl.pop(0)
+            dev.update(vendor="nvidia", _family="nvidia-wsl")
+            dev["details"].update(family="nvidia-wsl", host_pci_address=addr)
         if dev is None:
             pci_id = gpu.get("pci_id")
             dev = {"kind": "gpu", "vendor": "nvidia", "name": gpu.get("name") or "NVIDIA GPU",
@@ -785,10 +872,14 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
             return
         checks["driver"] = "ok"
     # 2. device node
+    container = meta.get("container")
     if nodes.get("ok") is False:
         checks["device_node"] = "missing"
         expected_nodes = ", ".join(p.replace("[0-9]*", "N") for p in nodes.get("expected") or ()) \
             or "its device file"
+        if container:
+            _not_passed_in(dev, spec, checks, container, expected_nodes)
+            return
         verdict("driver-missing",
                 f"The {drivers[0] if drivers else 'kernel'} driver is bound but the device "
                 f"file ({expected_nodes}) is missing.",
@@ -802,6 +893,17 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
             details["device_nodes"] = [node] + list(details.get("device_nodes") or [])
         else:
             details.setdefault("missing_nodes", []).append(node)
+    required = [n for n in details.get("missing_nodes") or () if n in _REQUIRED_COMPANIONS]
+    if required:
+        checks["device_node"] = "missing"
+        if container:
+            _not_passed_in(dev, spec, checks, container, required[0])
+            return
+        verdict("driver-missing",
+                f"The {drivers[0] if drivers else 'kernel'} driver is bound but {required[0]} is "
+                "missing, so no compute runtime can use the device.",
+                spec.get("fix_node") or "Reload the driver and check `dmesg` for errors.")
+        return
     # 3. access (live only)
     if nodes.get("access") is False:
         checks["access"] = "denied"
@@ -833,6 +935,18 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
                 "See the device vendor's documentation for its runtime.")
         return
     verdict("ready", None, None)
+
+
+def _not_passed_in(dev: dict, spec: dict, checks: dict, container: str, nodes: str) -> None:
+    """Inside a container a missing device file means it was not passed in, not that the
+    host lacks a driver: the device is there, this environment cannot reach it."""
+    checks["access"] = "not passed into the container"
+    dev["readiness"] = "no-access"
+    dev["readiness_reason"] = (f"This {container} container was not given {nodes}: the device "
+                               "is on the host but not passed in.")
+    dev["fix"] = spec.get("fix_container") or (
+        f"Pass the device into the container (`docker run --device {nodes.split(',')[0]} ...`, "
+        "or the device plugin's resource in Kubernetes).")
 
 
 def _soc_device(rec: dict) -> dict:
@@ -903,6 +1017,7 @@ def build_devices(priv: dict, software: dict) -> list[dict]:
     tables = ids.curated()
     meta = dict(priv.get("software_meta") or {})
     meta.setdefault("live", bool((priv.get("pci_meta") or {}).get("live")))
+    meta.setdefault("container", priv.get("container"))
     devices: list[dict] = []
     class_nodes = list(priv.get("accel_nodes") or ()) + list(priv.get("drm_nodes") or ())
     for primary, members in _fold_functions(list(priv.get("pci_functions") or ()), tables):
@@ -950,6 +1065,7 @@ def finalize(sections: dict) -> dict:
     for key in ("nvidia_driver", "cuda_driver"):
         if nvml.get(key) and not toolkits.get(key):
             toolkits[key] = nvml[key]
+    priv.setdefault("container", (sections.get("platform") or {}).get("container"))
     ours = build_devices(priv, software)
     theirs = [d for d in sections.get("devices") or ()
               if not any(o["bus"] == d.get("bus") and o["address"] == d.get("address")

@@ -17,18 +17,34 @@ PCI_ADDRESS = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]
 _GTS = re.compile(r"([0-9.]+)\s*GT/s")
 _GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6, 128.0: 7}
 
-# Class folders a driver creates under the PCI device, and where udev puts their nodes.
+# Class folders a driver creates under the PCI device, and where udev puts their nodes
+# (first the usual place, then the alternatives). "accel" is the kernel's compute-accelerator
+# class (/dev/accel/accelN), but Google's TPU driver on v2-v4 TPU VMs registers a class of
+# the same name whose nodes are /dev/accelN.
 _CHILD_NODE_DIRS = {
-    "drm": "dev/dri/{}",
-    "accel": "dev/accel/{}",
-    "misc": "dev/{}",
-    "apex": "dev/{}",
-    "hailo_chardev": "dev/{}",
-    "tenstorrent": "dev/{}",
-    "habanalabs": "dev/{}",
-    "neuron_device": "dev/{}",
-    "xclmgmt": "dev/{}",
+    "drm": ("dev/dri/{}",),
+    "accel": ("dev/accel/{}", "dev/{}"),
+    "misc": ("dev/{}",),
+    "apex": ("dev/{}",),
+    "hailo_chardev": ("dev/{}",),
+    "tenstorrent": ("dev/{}",),
+    "habanalabs": ("dev/{}",),
+    "neuron_device": ("dev/{}",),
+    "xclmgmt": ("dev/{}",),
 }
+
+
+def node_path(ctx: ProbeContext, cls: str, name: str) -> str:
+    """The device file (relative to the root) of class device ``name``: the first of the
+    class's usual places that exists, else the usual one."""
+    templates = _CHILD_NODE_DIRS.get(cls) or ("dev/{}",)
+    name = name.replace("!", "/")
+    paths = [t.format(name) for t in templates]
+    if len(paths) > 1:
+        for rel in paths:
+            if ctx.exists(rel):
+                return rel
+    return paths[0]
 
 
 def _hex(ctx: ProbeContext, rel: str) -> str | None:
@@ -58,11 +74,11 @@ def _link(ctx: ProbeContext, base: str, which: str) -> tuple[float | None, int |
 def child_nodes(ctx: ProbeContext, base: str) -> list[str]:
     """Device nodes (relative paths under the root) the drivers created for this function."""
     nodes = []
-    for cls, template in _CHILD_NODE_DIRS.items():
+    for cls in _CHILD_NODE_DIRS:
         for name in ctx.listdir(f"{base}/{cls}"):
             if cls == "drm" and not name.startswith("renderD"):
                 continue
-            nodes.append(template.format(name.replace("!", "/")))
+            nodes.append(node_path(ctx, cls, name))
     return nodes
 
 
@@ -96,6 +112,14 @@ def _base(ctx: ProbeContext, root: str, addr: str) -> str:
     return target.lstrip("/") if target.startswith("/") else f"{root}/{addr}"
 
 
+def _driver_from_procfs(ctx: ProbeContext, addr: str, vendor: str) -> str | None:
+    """A tree without the ``driver`` link: the nvidia module lists each GPU it drives in
+    proc/driver/nvidia/gpus/<address>."""
+    if vendor == "10de" and ctx.exists(f"proc/driver/nvidia/gpus/{addr.lower()}"):
+        return "nvidia"
+    return None
+
+
 def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: str,
                   base: str | None = None, driver: str | None = None) -> dict:
     base = base or f"sys/bus/pci/devices/{addr}"
@@ -110,7 +134,7 @@ def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: s
         "subsystem_vendor_id": _hex(ctx, f"{base}/subsystem_vendor"),
         "subsystem_device_id": _hex(ctx, f"{base}/subsystem_device"),
         "revision": _hex(ctx, f"{base}/revision"),
-        "driver": driver or driver_of(ctx, base),
+        "driver": driver or driver_of(ctx, base) or _driver_from_procfs(ctx, addr, vendor),
         "numa_node": numa if numa is not None and numa >= 0 else None,
         "pcie": {
             "current_gts": cur_gts, "current_gen": _GEN_BY_GTS.get(cur_gts) if cur_gts else None,
@@ -172,8 +196,9 @@ def probe(ctx: ProbeContext) -> dict:
             driver = driver_of(ctx, base, cheap=True)
             verdict = inventory.classify_by_driver(vendor, device, driver)
             if verdict is None and addr.lower() in accel_parents:
-                verdict = {"kind": "accelerator", "vendor": (ids.vendor_info(vendor) or {}).get("id"),
-                           "family": "generic", "curated": None}
+                kind = inventory.accelerator_kind(vendor)
+                verdict = {"kind": kind, "vendor": (ids.vendor_info(vendor) or {}).get("id"),
+                           "family": inventory._family(kind, vendor, device), "curated": None}
             if verdict is None:
                 continue
         rec = read_function(ctx, addr, vendor, device, cls or "", base=base, driver=driver)
@@ -183,7 +208,21 @@ def probe(ctx: ProbeContext) -> dict:
         rec["pci_ids_vendor"], rec["pci_ids_device"] = ids.pci_names(ctx, vendor, device)
         inventory.check_nodes(ctx, rec)
         found.append(rec)
+    _wsl_host_gpu(ctx, found)
     return {"pci_functions": found, "pci_meta": _meta(ctx, len(addrs))}
+
+
+def _wsl_host_gpu(ctx: ProbeContext, found: list[dict]) -> None:
+    """WSL2 shows each host GPU as a Microsoft 1414:008e function (dxgkrnl), which says
+    nothing of the GPU behind it. When there is one, and the host's NVIDIA driver has put
+    libcuda/libnvidia-ml in usr/lib/wsl/lib, it is that NVIDIA GPU."""
+    wsl = [r for r in found if r.get("family") == "wsl-gpu"]
+    if len(wsl) != 1:
+        return
+    libs = ctx.listdir("usr/lib/wsl/lib")
+    if any(n.startswith(("libcuda.so", "libnvidia-ml.so")) for n in libs):
+        wsl[0].update(vendor="nvidia", family="nvidia-wsl",
+                      display_name="NVIDIA GPU (WSL2 GPU paravirtualization)")
 
 
 def _meta(ctx: ProbeContext, count: int) -> dict:

@@ -3,8 +3,8 @@
 The result replays with ``accelgui --probe --sysroot DIR`` (and ``lscpu --sysroot DIR``): a
 bug report can carry the machine instead of a description of it. It is the same idea as
 util-linux's lscpu dump script, widened to what accelgui reads: procfs, the CPU, node,
-DMI, PCI, USB, DRM/accel/KFD/devfreq classes of sysfs, device-node names under ``dev/`` and
-the container markers.
+DMI, PCI, USB, DRM/accel/KFD/devfreq classes of sysfs, device-node names under ``dev/``,
+the container markers and the names of the WSL2 GPU libraries.
 
 Rules:
 
@@ -360,6 +360,10 @@ def _system(r: _Recorder) -> None:
         r.touch(".dockerenv")
     if r.exists("run/.containerenv"):
         r.touch("run/.containerenv")            # podman writes names and ids in it
+    # WSL2: the inventory names the GPU behind /dev/dxg from the Windows driver's libraries
+    for name in r.listdir("usr/lib/wsl/lib"):
+        if name.startswith(("libcuda.so", "libnvidia-ml.so")):
+            r.touch(f"usr/lib/wsl/lib/{name}")
 
 
 def record_tree(dest: str, source_root: str = "/") -> int:

@@ -36,7 +36,7 @@ PACKAGES = (
     "intel-extension-for-pytorch", "nvidia-ml-py", "pynvml", "pyopencl", "pycuda", "xformers",
     "llama-cpp-python", "optimum", "optimum-intel", "transformers", "accelerate",
     "bitsandbytes", "flash-attn", "torch-xla", "torch-neuronx", "torch-neuron", "neuronx-cc",
-    "jax-neuronx", "libneuronxla", "habana-torch-plugin", "rknn-toolkit-lite2",
+    "jax-neuronx", "libneuronxla", "habana-torch-plugin", "torch-npu", "rknn-toolkit-lite2",
     "rknn-toolkit2", "hailort", "tt-smi", "ttnn", "pyluwen", "nvidia-cuda-runtime-cu12",
     "nvidia-cudnn-cu12", "nvidia-nccl-cu12", "ryzen-ai", "numpy", "scipy", "scikit-learn",
     "pandas", "opencv-python", "opencv-python-headless", "mlx",
@@ -245,6 +245,13 @@ def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
         kits.setdefault("synapseai", None)
     if ctx.is_dir("opt/qti-aic"):
         kits["qaic"] = None
+    # Huawei Ascend: the NPU driver's version.info ("Version=24.1.rc2") and the CANN toolkit
+    ascend = ctx.read_text("usr/local/Ascend/driver/version.info") or ""
+    m = re.search(r"^\s*[Vv]ersion\s*=\s*(\S+)", ascend, re.M)
+    if m or ctx.is_dir("usr/local/Ascend/driver"):
+        kits["ascend_driver"] = m.group(1) if m else None
+    if ctx.is_dir("usr/local/Ascend/ascend-toolkit"):
+        kits["cann"] = None
     if ctx.is_dir("opt/intel/oneapi"):
         versions = [d for d in ctx.listdir("opt/intel/oneapi/compiler") if re.match(r"^\d", d)]
         kits["oneapi"] = max(versions, key=_version_key) if versions else None
@@ -261,7 +268,8 @@ def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
     if l4t:
         m = re.search(r"R(\d+).*REVISION:\s*([\d.]+)", l4t)
         kits["l4t"] = f"{m.group(1)}.{m.group(2)}" if m else None
-    if any(ctx.is_dir(d) for d in ("opt/xilinx", "opt/rocm", "opt/intel", "usr/local/cuda")):
+    if any(ctx.is_dir(d) for d in ("opt/xilinx", "opt/rocm", "opt/intel", "usr/local/cuda",
+                                   "usr/local/Ascend")):
         libs_recorded = True
     return dict(sorted(kits.items())), libs_recorded
 

@@ -258,6 +258,86 @@ def test_intel_arc_discrete_gpu_on_xe():
     assert "A770" in dev.name
 
 
+def test_tpu_v4_vm_accel_class_with_dev_accelN_nodes_is_ready():
+    # TPU v2-v4 drivers register an "accel" class whose nodes are /dev/accelN, not the
+    # kernel accel subsystem's /dev/accel/accelN; reading the wrong path made them
+    # "driver-missing".
+    devs = devices_of("acc-tpu-v4-vm")
+    assert len(devs) == 4
+    one_kind(devs, kind="tpu", vendor="google", bus="pci", pci_id="1ae0:005e", driver=None,
+             readiness="ready")
+    assert devs[0].details["device_nodes"] == ["/dev/accel0"]
+    assert devs[0].details["accel_node"] == "/dev/accel0"
+    assert devs[0].details["readiness_checks"]["driver"].startswith("ok (inferred")
+
+
+def test_nvidia_drm_render_node_does_not_stand_in_for_dev_nvidia():
+    dev, = devices_of("acc-nvidia-drm-no-cuda-nodes")
+    assert (dev.kind, dev.vendor, dev.pci_id, dev.driver) == ("gpu", "nvidia", "10de:2331", "nvidia")
+    assert dev.readiness == "driver-missing"
+    assert "/dev/nvidia0" in dev.readiness_reason and "nvidia-modprobe" in dev.fix
+    assert dev.details["render_node"] == "/dev/dri/renderD128"     # still described
+
+
+def test_wsl2_gpu_paravirtualization_is_the_nvidia_gpu():
+    report = run_probes(ProbeContext(root=str(MACHINES / "acc-wsl2-nvidia")),
+                        probes=[p for p in PROBES if p.name in MINE | {"platform"}])
+    assert report.platform.virtualization == "wsl"
+    dev, = report.devices
+    assert (dev.kind, dev.vendor, dev.bus, dev.address, dev.pci_id, dev.driver) == \
+        ("gpu", "nvidia", "pci", "7e8a:00:00.0", "1414:008e", "dxgkrnl")
+    assert dev.readiness == "ready"
+    assert dev.details["device_nodes"] == ["/dev/dxg"]
+
+
+def test_wsl2_adapter_takes_the_nvml_gpu_instead_of_a_second_device():
+    priv = {"pci_functions": [], "nvml": {"ok": True, "source": "nvml", "gpus": [
+        {"pci_address": "0000:01:00.0", "name": "NVIDIA GeForce RTX 4090",
+         "compute_capability": 8.9}]}}
+    from accelgui.probes import pci
+
+    priv.update({k: v for k, v in pci.probe(ProbeContext(root=str(MACHINES / "acc-wsl2-nvidia")))
+                 .items() if not k.startswith("_")})
+    devs = inventory.build_devices(priv, {"toolkits": {"cuda_driver_lib": None}})
+    assert len(devs) == 1
+    assert devs[0]["name"] == "NVIDIA GeForce RTX 4090" and devs[0]["address"] == "7e8a:00:00.0"
+    assert devs[0]["details"]["host_pci_address"] == "0000:01:00.0"
+
+
+def test_gpus_not_passed_into_a_container_are_no_access_with_a_container_fix():
+    report = run_probes(ProbeContext(root=str(MACHINES / "acc-container-one-of-four")),
+                        probes=[p for p in PROBES if p.name in MINE | {"platform"}])
+    assert report.platform.container == "docker"
+    devs = report.devices
+    assert len(devs) == 4
+    one_kind(devs, kind="gpu", vendor="nvidia", pci_id="10de:2335", driver="nvidia")
+    assert devs[0].readiness == "ready"
+    for dev in devs[1:]:
+        assert dev.readiness == "no-access"
+        assert "container" in dev.readiness_reason
+        assert "--gpus" in dev.fix and "nvidia-modprobe" not in dev.fix
+
+
+def test_azure_nd_h100_v5_gpus_on_vmbus_pci_domains():
+    report = run_probes(ProbeContext(root=str(MACHINES / "acc-azure-nd-h100-v5")),
+                        probes=[p for p in PROBES if p.name in MINE | {"platform"}])
+    assert report.platform.cloud == {"provider": "azure", "instance_type": None}
+    assert report.platform.virtualization == "hyperv"
+    devs = report.devices
+    assert [d.address for d in devs] == [f"{i:04x}:00:00.0" for i in range(1, 9)]
+    one_kind(devs, kind="gpu", vendor="nvidia", bus="pci", pci_id="10de:2330", readiness="ready")
+    assert devs[7].details["device_nodes"] == ["/dev/nvidiactl", "/dev/nvidia7"]
+
+
+def test_qualcomm_cloud_ai_cards_of_unassigned_class_and_one_without_driver():
+    devs = devices_of("acc-qualcomm-ai100")
+    assert [(d.pci_id, d.readiness) for d in devs] == [
+        ("17cb:a100", "ready"), ("17cb:a080", "driver-missing"), ("17cb:a100", "ready")]
+    one_kind(devs, kind="accelerator", vendor="qualcomm", bus="pci")
+    assert devs[0].details["accel_node"] == "/dev/accel/accel0"
+    assert "qaic" in devs[1].fix
+
+
 def test_no_device_is_counted_twice_in_any_tree():
     for tree in sorted(MACHINES.glob("acc-*")):
         devs = devices_of(tree.name)
@@ -285,6 +365,17 @@ def test_no_device_is_counted_twice_in_any_tree():
     ("1af4", "1050", "030000", None),           # virtio-gpu
     ("15ad", "0405", "030000", None),           # VMware SVGA II
     ("1414", "5353", "030000", None),           # Hyper-V
+    ("1414", "008e", "030200", "gpu"),          # WSL2 GPU paravirtualization (dxgkrnl)
+    ("17cb", "a080", "ff0000", "accelerator"),  # Qualcomm Cloud AI 80, unassigned class
+    ("17cb", "a110", "ff0000", "accelerator"),  # Qualcomm AIC200
+    ("1ae0", "0099", "120000", "tpu"),          # a Google processing accelerator no table knows
+    ("1ae0", "0099", "ff0000", None),           # ... but not any unknown Google function
+    ("102b", "0538", "030000", None),           # Matrox G200eH3 (HPE iLO)
+    ("1002", "740c", "038000", "gpu"),          # MI250X GCD, display-controller class
+    ("19e5", "d802", "120000", "npu"),          # Huawei Ascend 910B
+    ("19e5", "1711", "030000", None),           # Huawei iBMC display
+    ("19e5", "a222", "020000", None),           # Huawei HNS3 NIC
+    ("cabc", "0370", "120000", "accelerator"),  # Cambricon MLU370
     ("1d0f", "1111", "030000", None),           # EC2 display
     ("1d0f", "ec20", "020000", None),           # ENA
     ("1d0f", "8061", "010802", None),           # EBS NVMe
@@ -356,6 +447,19 @@ def test_driver_read_from_uevent_when_the_link_was_dereferenced(tmp_path):
 def test_absolute_links_in_a_recorded_tree_stay_inside_it(tmp_path):
     dev, = probe_tree(_minimal_gpu_tree(tmp_path, absolute=True)).devices
     assert dev.pci_id == "10de:2204" and dev.address == "0000:01:00.0"
+
+
+def test_nvidia_driver_known_from_procfs_when_the_tree_has_no_driver_link(tmp_path):
+    root = _minimal_gpu_tree(tmp_path, driver_as="none")
+    (root / "sys/devices/pci0000:00/0000:01:00.0/uevent").write_text("PCI_ID=10DE:2204\n")
+    info = root / "proc/driver/nvidia/gpus/0000:01:00.0/information"
+    info.parent.mkdir(parents=True)
+    info.write_text("Model: \t\t NVIDIA GeForce RTX 3090\nDevice Minor: \t 0\n")
+    (root / "dev").mkdir()
+    for n in ("nvidia0", "nvidiactl"):
+        (root / "dev" / n).write_text("")
+    dev, = probe_tree(root).devices
+    assert (dev.driver, dev.readiness) == ("nvidia", "ready")
 
 
 def test_bound_driver_without_its_device_file_is_reported(tmp_path):
@@ -472,9 +576,28 @@ def test_amd_gpu_without_dev_kfd_is_flagged(tmp_path):
     root = tmp_path / "radeon"
     shutil.copytree(MACHINES / "acc-radeon-desktop", root, symlinks=True)
     (root / "dev/kfd").unlink()
+    (root / "opt/rocm/.info").mkdir(parents=True)
+    (root / "opt/rocm/.info/version").write_text("6.2.0-66\n")    # ROCm alone is not enough
     devs = probe_tree(root).devices
     assert devs[0].details["missing_nodes"] == ["/dev/kfd"]
     assert "/dev/kfd" not in devs[0].details["device_nodes"]
+    for dev in devs:
+        assert dev.readiness == "driver-missing"
+        assert "/dev/kfd" in dev.readiness_reason and "CONFIG_HSA_AMD" in dev.fix
+
+
+def test_discrete_intel_gpu_passed_through_to_slot_00_02_0_is_not_integrated(tmp_path):
+    root = tmp_path / "vm"
+    for addr, device in (("0000:00:02.0", "56a0"), ("0000:00:03.0", "a780")):
+        d = root / f"sys/bus/pci/devices/{addr}"
+        d.mkdir(parents=True)
+        (d / "vendor").write_text("0x8086\n")
+        (d / "device").write_text(f"0x{device}\n")
+        (d / "class").write_text("0x030000\n")
+        (d / "uevent").write_text("DRIVER=i915\n")
+    arc, uhd = probe_tree(root).devices
+    assert (arc.pci_id, arc.integrated) == ("8086:56a0", False)     # Arc A770 in a q35 VM
+    assert (uhd.pci_id, uhd.integrated) == ("8086:a780", True)      # the table knows iGPUs
 
 
 def test_name_falls_back_to_ids_when_no_table_knows_the_device(tmp_path):
