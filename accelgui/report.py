@@ -1,17 +1,16 @@
 """The Report: one immutable description of a machine (see REPORT_CONTRACT.md).
 
-Probes produce plain JSON-ready dicts; :func:`assemble` turns them into these dataclasses.
+Probes produce plain JSON-ready dicts; :func:`assemble` turns them into these frozen records.
 ``to_dict`` gives the contract's JSON object; ``from_dict`` reads it back (reports saved on
 another machine or by another version), ignoring keys it does not know.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from accelgui import SCHEMA_VERSION, __version__
+from accelgui.record import Record, factory
 
 PROBE_STATUSES = ("ok", "absent", "error", "timeout")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
@@ -23,17 +22,15 @@ class ReportError(ValueError):
 
 
 def _from(cls, data):
-    """Build dataclass ``cls`` from a dict, ignoring unknown keys and keeping defaults."""
+    """Build record ``cls`` from a dict, ignoring unknown keys and keeping defaults."""
     if data is None:
         return cls()
     if not isinstance(data, dict):
         raise ReportError(f"{cls.__name__.lower()}: expected an object, got {type(data).__name__}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in names})
+    return cls(**{k: v for k, v in data.items() if k in cls.fields})
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(Record):
     os: str | None = None
     os_release: str | None = None
     kernel: str | None = None
@@ -42,11 +39,10 @@ class Platform:
     virtualization: str | None = None
     container: str | None = None
     cloud: dict | None = None
-    dmi: dict = field(default_factory=dict)
+    dmi: dict = factory(dict)
 
 
-@dataclass(frozen=True)
-class Cpu:
+class Cpu(Record):
     vendor_id: str | None = None
     vendor: str | None = None
     model_name: str | None = None
@@ -58,23 +54,21 @@ class Cpu:
     cores_per_socket: int | None = None
     sockets: int | None = None
     numa_nodes: int | None = None
-    flags: list = field(default_factory=list)
-    features: list = field(default_factory=list)
-    caches: dict = field(default_factory=dict)
+    flags: list = factory(list)
+    features: list = factory(list)
+    caches: dict = factory(dict)
     max_mhz: float | None = None
     min_mhz: float | None = None
     hypervisor_vendor: str | None = None
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(Record):
     total_bytes: int | None = None
     available_bytes: int | None = None
     numa_nodes: int | None = None
 
 
-@dataclass(frozen=True)
-class Device:
+class Device(Record):
     kind: str = "accelerator"
     vendor: str | None = None
     name: str | None = None
@@ -87,45 +81,41 @@ class Device:
     readiness: str = "unknown"
     readiness_reason: str | None = None
     fix: str | None = None
-    details: dict = field(default_factory=dict)
+    details: dict = factory(dict)
 
 
-@dataclass(frozen=True)
-class Software:
-    packages: dict = field(default_factory=dict)
-    toolkits: dict = field(default_factory=dict)
-    providers: list = field(default_factory=list)
-    compilers: dict = field(default_factory=dict)
+class Software(Record):
+    packages: dict = factory(dict)
+    toolkits: dict = factory(dict)
+    providers: list = factory(list)
+    compilers: dict = factory(dict)
     packages_known: bool = True     # False for a recorded tree: its Python packages are unknown
 
 
-@dataclass(frozen=True)
-class ProbeResult:
+class ProbeResult(Record):
     name: str = ""
     status: str = "ok"
     elapsed_ms: float | None = None
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class RouteAssessment:
+class RouteAssessment(Record):
     id: str = ""
     status: str = "unavailable"
-    reasons: list = field(default_factory=list)
-    next_steps: list = field(default_factory=list)
-    blocking: list = field(default_factory=list)
+    reasons: list = factory(list)
+    next_steps: list = factory(list)
+    blocking: list = factory(list)
     title: str | None = None
 
 
 def _plain(value):
-    """JSON-ready copy: dataclasses become dicts; dicts and lists are copied, leaves shared.
-    (dataclasses.asdict deep-copies every leaf, which costs more than the probes.)"""
+    """JSON-ready copy: records become dicts; dicts and lists are copied, leaves shared."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if hasattr(value, "__dataclass_fields__"):
-        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__}
+    if isinstance(value, Record):
+        return {name: _plain(v) for name, v in value.__dict__.items()}
     return value
 
 
@@ -133,30 +123,26 @@ def _now() -> str:
     return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Record):
     schema_version: str = SCHEMA_VERSION
     accelgui_version: str = __version__
-    created: str = field(default_factory=_now)
+    created: str = factory(_now)
     sysroot: str = "/"
-    platform: Platform = field(default_factory=Platform)
-    cpu: Cpu = field(default_factory=Cpu)
-    memory: Memory = field(default_factory=Memory)
-    devices: list = field(default_factory=list)       # list[Device]
-    software: Software = field(default_factory=Software)
+    platform: Platform = factory(Platform)
+    cpu: Cpu = factory(Cpu)
+    memory: Memory = factory(Memory)
+    devices: list = factory(list)       # list[Device]
+    software: Software = factory(Software)
     benchmarks: dict | None = None
-    routes: list = field(default_factory=list)        # list[RouteAssessment]
+    routes: list = factory(list)        # list[RouteAssessment]
     estimates: dict | None = None
-    probes: list = field(default_factory=list)        # list[ProbeResult]
+    probes: list = factory(list)        # list[ProbeResult]
 
     def to_dict(self) -> dict:
         return _plain(self)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)
-
-    def replace(self, **changes) -> "Report":
-        return dataclasses.replace(self, **changes)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":

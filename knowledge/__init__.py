@@ -22,9 +22,8 @@ import functools
 import json
 import os
 import re
-from dataclasses import dataclass, field
-
 from accelgui import data as data_files
+from accelgui.record import Record, factory
 
 __all__ = [
     "EXPECTED_ROUTE_IDS", "ENV_VAR", "KnowledgeBase", "load_knowledge", "clear_cache", "tr",
@@ -59,15 +58,14 @@ _METRIC = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$"
 _DETAIL_KEY = r"^[a-z0-9_]+$"
 
 
-@dataclass(frozen=True)
-class KnowledgeBase:
+class KnowledgeBase(Record):
     """Loaded knowledge. Treat the dicts as read-only: the object is cached and shared."""
 
-    routes: dict = field(default_factory=dict)      # id -> route dict, ordered by "order"
-    steps: dict = field(default_factory=dict)       # step id -> step dict + {"route": id}
-    errors: list = field(default_factory=list)      # "file: field: message"
-    facts: dict = field(default_factory=dict)       # facts.json tables
-    origins: dict = field(default_factory=dict)     # route id -> "shipped" or override file path
+    routes: dict = factory(dict)      # id -> route dict, ordered by "order"
+    steps: dict = factory(dict)       # step id -> step dict + {"route": id}
+    errors: list = factory(list)      # "file: field: message"
+    facts: dict = factory(dict)       # facts.json tables
+    origins: dict = factory(dict)     # route id -> "shipped" or override file path
 
     def route(self, route_id: str) -> dict | None:
         return self.routes.get(route_id)

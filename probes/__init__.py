@@ -10,14 +10,14 @@ Modules are imported lazily, inside the probe's own thread, so a slow import is 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from collections import namedtuple
 
 
-@dataclass(frozen=True)
-class Probe:
-    name: str
-    target: str                 # "module:function", relative to accelgui.probes
-    timeout_s: float | None = None
+class Probe(namedtuple("Probe", "name target timeout_s", defaults=(None,))):
+    """A probe: its name in the report, its "module:function" under accelgui.probes, and
+    its own timeout in seconds (None: the run's)."""
+
+    __slots__ = ()
 
     def load(self):
         module, _, func = self.target.partition(":")

@@ -12,23 +12,37 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field
-from pathlib import Path
 
 
-@dataclass(frozen=True)
 class ProbeContext:
-    root: str = "/"
-    deep: bool = False
-    env: dict = field(default_factory=lambda: dict(os.environ), compare=False, repr=False)
+    """Where probes read from (``root``), whether they may import frameworks (``deep``), and
+    the environment they see (``env``, the process environment unless given)."""
+
+    __slots__ = ("root", "deep", "env")
+
+    def __init__(self, root: str = "/", deep: bool = False, env: dict | None = None):
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "deep", deep)
+        object.__setattr__(self, "env", dict(os.environ) if env is None else env)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ProbeContext is frozen")
+
+    def __eq__(self, other):
+        if not isinstance(other, ProbeContext):
+            return NotImplemented
+        return (self.root, self.deep) == (other.root, other.deep)
+
+    def __hash__(self):
+        return hash((self.root, self.deep))
+
+    def __repr__(self) -> str:
+        return f"ProbeContext(root={self.root!r}, deep={self.deep!r})"
 
     @property
     def live(self) -> bool:
         """True when probing the running system (libraries, PATH and psutil may be used)."""
         return os.path.realpath(self.root) == "/"
-
-    def path(self, rel: str) -> Path:
-        return Path(self.root, rel.lstrip("/"))
 
     def p(self, rel: str) -> str:
         """The path of ``rel`` under the root, as a string (the fast form for os calls)."""
@@ -93,7 +107,7 @@ class ProbeContext:
     def readlink(self, rel: str) -> str | None:
         """Basename of a symlink's target (sysfs ``driver``, ``subsystem`` links) or None."""
         try:
-            target = os.readlink(self.path(rel))
+            target = os.readlink(self.p(rel))
         except (OSError, ValueError):
             return None
         return os.path.basename(target.rstrip("/")) or None
@@ -101,7 +115,7 @@ class ProbeContext:
     def realpath(self, rel: str) -> str | None:
         """The target of a link as a path relative to the root (sysfs device links)."""
         try:
-            real = os.path.realpath(self.path(rel))
+            real = os.path.realpath(self.p(rel))
         except (OSError, ValueError):
             return None
         root = os.path.realpath(self.root)

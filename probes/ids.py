@@ -35,7 +35,7 @@ def _ids_data(ctx, paths: tuple[str, ...]):
     data = None
     for rel in paths:
         try:
-            with open(ctx.path(rel), "rb") as f:
+            with open(ctx.p(rel), "rb") as f:
                 data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             break
         except (OSError, ValueError):

@@ -504,7 +504,7 @@ def node_access(ctx, rel: str | None):
     """On the live system: can this user open the node read-write? None when not knowable."""
     if not rel or not ctx.live:
         return None
-    path = ctx.path(rel)
+    path = ctx.p(rel)
     if not os.path.exists(path):
         return None
     return os.access(path, os.R_OK | os.W_OK)
@@ -516,7 +516,7 @@ def node_group(ctx, rel: str) -> str | None:
     try:
         import grp
 
-        return grp.getgrgid(os.stat(ctx.path(rel)).st_gid).gr_name
+        return grp.getgrgid(os.stat(ctx.p(rel)).st_gid).gr_name
     except (OSError, KeyError, ImportError):
         return None
 

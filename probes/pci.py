@@ -106,7 +106,7 @@ def driver_of(ctx: ProbeContext, base: str, cheap: bool = False) -> str | None:
 def _base(ctx: ProbeContext, root: str, addr: str) -> str:
     """Folder of a function; an absolute link in a recorded tree is re-rooted into the tree."""
     try:
-        target = os.readlink(ctx.path(f"{root}/{addr}"))
+        target = os.readlink(ctx.p(f"{root}/{addr}"))
     except (OSError, ValueError):
         return f"{root}/{addr}"
     return target.lstrip("/") if target.startswith("/") else f"{root}/{addr}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import replace
+
 
 import pytest
 
@@ -23,7 +23,7 @@ def h100_server(packages=None) -> Report:
                   pci_id="10de:2330", driver="nvidia", readiness="ready",
                   details={"compute_capability": "9.0", "memory_bytes": 85520809984,
                            "driver_version": "550.54.15", "memory_bandwidth_gbps": 3352.3})
-    devices = [replace(h100, address=f"0000:{b:02x}:00.0",
+    devices = [h100.replace(address=f"0000:{b:02x}:00.0",
                        details={**h100.details, "index": i})
                for i, b in enumerate((0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb))]
     return Report(
@@ -629,7 +629,7 @@ def test_benchmark_matched_by_pci_bus_id_not_cuda_order():
 
 def test_nvml_peak_from_the_benchmark_is_a_specification_figure():
     r = h100_server()
-    dev = replace(r.devices[0], details={k: v for k, v in r.devices[0].details.items()
+    dev = r.devices[0].replace(details={k: v for k, v in r.devices[0].details.items()
                                          if k != "memory_bandwidth_gbps"})
     bench = {"gpu": {"0": {"name": "NVIDIA H100 80GB HBM3", "triad_gbps": None,
                            "memory_peak_gbps": 3352.3}}}

@@ -1,0 +1,86 @@
+"""Frozen records, the shape of the report's data model.
+
+A record class lists its fields as annotations with defaults, as a frozen dataclass would::
+
+    class Memory(Record):
+        total_bytes: int | None = None
+        nodes: list = factory(list)      # a fresh list for each record
+
+and gets construction by keyword (or by position, in field order), equality by value, a
+readable repr, ``replace(**changes)`` and the ``fields`` tuple. It stands in for
+``dataclasses`` on the headless probe's path: importing dataclasses (inspect, ast, dis,
+tokenize) and generating each class's methods cost about a sixth of ``accelgui --probe``.
+"""
+
+from __future__ import annotations
+
+_REQUIRED = object()
+
+
+class factory:
+    """A default built anew for every record: ``factory(list)``, ``factory(dict)``."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+
+class Record:
+    fields: tuple = ()
+    _defaults: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        defaults: dict = {}
+        for klass in reversed(cls.__mro__):
+            own = vars(klass)
+            for name in own.get("__annotations__", {}):
+                if name not in ("fields", "_defaults"):
+                    defaults[name] = own.get(name, defaults.get(name, _REQUIRED))
+        for name in defaults:       # the values live on the instances, not the class
+            if name in vars(cls):
+                delattr(cls, name)
+        cls._defaults = defaults
+        cls.fields = tuple(defaults)
+
+    def __init__(self, *args, **kwargs):
+        cls = type(self)
+        if len(args) > len(cls.fields):
+            raise TypeError(f"{cls.__name__} takes at most {len(cls.fields)} positional arguments")
+        values = dict(zip(cls.fields, args))
+        for name, value in kwargs.items():
+            if name not in cls._defaults:
+                raise TypeError(f"{cls.__name__} has no field {name!r}")
+            if name in values:
+                raise TypeError(f"{cls.__name__} got {name!r} twice")
+            values[name] = value
+        own = self.__dict__
+        for name, default in cls._defaults.items():
+            if name in values:
+                own[name] = values[name]
+            elif default is _REQUIRED:
+                raise TypeError(f"{cls.__name__} needs {name!r}")
+            else:
+                own[name] = default.make() if isinstance(default, factory) else default
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is frozen; use replace()")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None     # records hold lists and dicts
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items())
+        return f"{type(self).__name__}({inner})"
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        return type(self)(**{**self.__dict__, **changes})
