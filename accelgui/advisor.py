@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from accelgui import rules
+from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
 __all__ = ["assess", "estimates", "overall_next_steps", "requirement_results", "MAX_STEPS",
@@ -40,18 +41,6 @@ __all__ = ["assess", "estimates", "overall_next_steps", "requirement_results", "
 MAX_STEPS = 5
 LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
 STATUS_RANK = {"ready": 0, "partial": 1, "remote": 2, "unavailable": 3}
-
-
-def _tr(obj, lang: str) -> str:
-    try:
-        from accelgui.knowledge import tr
-    except ImportError:  # pragma: no cover - the knowledge package ships with accelgui
-        tr = None
-    if tr is not None:
-        return tr(obj, lang)
-    if isinstance(obj, dict):
-        return obj.get(lang) or obj.get("en") or ""
-    return "" if obj is None else str(obj)
 
 
 def _as_dict(report) -> dict:
@@ -486,8 +475,7 @@ def _bench_gpu(benchmarks: dict, index: int, dev: dict):
     return None, None
 
 
-def _gib(n) -> str:
-    return f"{n / 2**30:.1f} GiB"
+_gib = rules._gib
 
 
 def _device_entries(rd: dict, notes: list) -> list[dict]:

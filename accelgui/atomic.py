@@ -7,7 +7,6 @@ place, never a partial one.
 from __future__ import annotations
 
 import os
-import tempfile
 
 
 class WriteError(OSError):
@@ -25,16 +24,18 @@ def write_atomic(path: str, data: str | bytes) -> None:
     if not os.path.isdir(directory):
         raise WriteError(f"cannot write {path}: {directory} is not a directory")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
-                                   dir=directory)
+        fd, tmp = _create_temp(directory, os.path.basename(target))
     except OSError as exc:
         raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "wb") as f:
+            try:    # an overwritten file keeps its mode; a new one gets 0666 less the umask
+                os.fchmod(f.fileno(), os.stat(target).st_mode & 0o7777)
+            except FileNotFoundError:
+                pass
             f.write(payload)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644 & ~_umask())
         os.replace(tmp, target)
         _fsync_dir(directory)
     except BaseException as exc:
@@ -47,10 +48,18 @@ def write_atomic(path: str, data: str | bytes) -> None:
         raise
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _create_temp(directory: str, name: str) -> tuple[int, str]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` beside the target, created with mode 0666 so that
+    the kernel applies the umask (reading the umask would mean changing it, which races with
+    other threads)."""
+    for _ in range(100):
+        tmp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                           0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory}")
 
 
 def _fsync_dir(directory: str) -> None:

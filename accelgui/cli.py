@@ -22,6 +22,18 @@ class UsageError(Exception):
     """Bad arguments the user can fix; exit code 2."""
 
 
+def _seconds(text: str) -> float:
+    """--timeout: a finite number of seconds above zero (inf would overflow a thread join,
+    0, negative or nan would time every probe out)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and less than 1e6 seconds: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="accelgui",
@@ -52,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="read a recorded machine tree instead of the running system")
     opt.add_argument("--redact", action="store_true",
                      help="remove host name, serials, UUIDs, MAC addresses and user names")
-    opt.add_argument("--timeout", type=float, default=5.0, metavar="S",
+    opt.add_argument("--timeout", type=_seconds, default=5.0, metavar="S",
                      help="per-probe timeout in seconds (default 5)")
     opt.add_argument("--bench", choices=("quick", "full"),
                      help="also measure throughput (runs in a child process)")
@@ -133,7 +145,7 @@ def _terminal_progress(stream=sys.stderr):
     def show(event: dict) -> None:
         frac = max(0.0, min(1.0, float(event.get("fraction") or 0.0)))
         bar = "#" * int(frac * 30)
-        stream.write(f"\r[{bar:<30}] {frac * 100:5.1f}%  {event.get('stage', '')[:30]:<30}")
+        stream.write(f"\r[{bar:<30}] {frac * 100:5.1f}%  {str(event.get('stage') or '')[:30]:<30}")
         if frac >= 1.0:
             stream.write("\n")
         stream.flush()

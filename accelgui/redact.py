@@ -52,7 +52,7 @@ class _Scrubber:
                 self.patterns.append((_word(name), "<host>"))
         for value in sorted(secrets, key=len, reverse=True):
             if len(value) >= 4 and value.lower() not in _GENERIC_HOSTS:
-                self.patterns.append((re.compile(re.escape(value), re.I), "<redacted>"))
+                self.patterns.append((_word(value), "<redacted>"))
 
     def __call__(self, text: str) -> str:
         text = _HOME.sub(lambda m: m.group(1) + "<user>", text)

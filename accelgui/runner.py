@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
-from accelgui.probes import PROBES, Probe, finalize
+from accelgui.probes import PROBES, Probe, finalize, merge
 from accelgui.probes.context import ProbeContext
 from accelgui.report import ProbeResult, Report, assemble
 
@@ -84,11 +84,8 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
                                    run.elapsed_ms, reason))
     try:
         sections = finalize(fragments)
-    except Exception as exc:  # noqa: BLE001
-        sections = {"devices": []}
-        for key in ("platform", "cpu", "memory", "software"):
-            for frag in fragments.values():
-                if isinstance(frag.get(key), dict):
-                    sections[key] = frag[key]
+    except Exception as exc:  # noqa: BLE001 - keep what the probes found, without devices
+        sections = merge(fragments)
+        sections["devices"] = []        # raw fragments: not yet classified or deduplicated
         results.append(ProbeResult("finalize", "error", None, f"{type(exc).__name__}: {exc}"))
     return assemble(sections, results, sysroot=ctx.root)

@@ -38,8 +38,8 @@ PROBES: list[Probe] = [
 ]
 
 
-def finalize(fragments: dict[str, dict]) -> dict:
-    """Merge probe fragments into report sections."""
+def merge(fragments: dict[str, dict]) -> dict:
+    """The probes' public sections merged, their private keys under ``_private``."""
     sections: dict = {"devices": []}
     for fragment in fragments.values():
         for key, value in fragment.items():
@@ -51,8 +51,12 @@ def finalize(fragments: dict[str, dict]) -> dict:
                 sections.setdefault(key, {}).update(value or {})
             else:
                 sections.setdefault("_private", {})[key] = value
-    try:
-        from accelgui.probes import inventory
-    except ImportError:
-        return sections
-    return inventory.finalize(sections)
+    return sections
+
+
+def finalize(fragments: dict[str, dict]) -> dict:
+    """Merge probe fragments into report sections, then let the inventory combine the
+    private keys into devices (readiness, NVML details...)."""
+    from accelgui.probes import inventory
+
+    return inventory.finalize(merge(fragments))

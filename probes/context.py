@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import threading
+
+_UNSET = object()
 
 
 class ProbeContext:
     """Where probes read from (``root``), whether they may import frameworks (``deep``), and
     the environment they see (``env``, the process environment unless given)."""
 
-    __slots__ = ("root", "deep", "env")
+    __slots__ = ("root", "deep", "env", "_shared", "_shared_lock")
 
     def __init__(self, root: str = "/", deep: bool = False, env: dict | None = None):
         object.__setattr__(self, "root", root)
         object.__setattr__(self, "deep", deep)
         object.__setattr__(self, "env", dict(os.environ) if env is None else env)
+        object.__setattr__(self, "_shared", {})
+        object.__setattr__(self, "_shared_lock", threading.Lock())
 
     def __setattr__(self, name, value):
         raise AttributeError("ProbeContext is frozen")
@@ -38,6 +43,18 @@ class ProbeContext:
 
     def __repr__(self) -> str:
         return f"ProbeContext(root={self.root!r}, deep={self.deep!r})"
+
+    def shared(self, key: str, make):
+        """``make()``, computed once for this context and handed to every probe that asks
+        for ``key`` (work two probes need, such as /proc/cpuinfo parsed: the probes run in
+        parallel threads, so a second caller waits for the first instead of redoing it).
+        A ``make`` that raises is tried again by the next caller."""
+        with self._shared_lock:
+            entry = self._shared.setdefault(key, [threading.Lock(), _UNSET])
+        with entry[0]:
+            if entry[1] is _UNSET:
+                entry[1] = make()
+            return entry[1]
 
     @property
     def live(self) -> bool:

@@ -281,6 +281,13 @@ def arch_from_cpuinfo(first: dict[str, str], flags: list[str]) -> str | None:
     return None
 
 
+def read_cpuinfo(ctx) -> CpuInfo:
+    """The tree's proc/cpuinfo parsed, once per context (the cpu and platform probes both
+    need it, and on a many-core machine it is hundreds of kilobytes)."""
+    return ctx.shared("cpuinfo", lambda: parse_cpuinfo(ctx.read_text("proc/cpuinfo",
+                                                                     limit=16 << 20)))
+
+
 def tree_arch(ctx, info: CpuInfo | None = None, flags: list[str] | None = None) -> str | None:
     """Machine architecture of the tree: uname on the live system, else from its files."""
     if ctx.live:
@@ -292,7 +299,7 @@ def tree_arch(ctx, info: CpuInfo | None = None, flags: list[str] | None = None) 
     if line and re.fullmatch(r"[\w.-]+", line):
         return line
     if info is None:
-        info = parse_cpuinfo(ctx.read_text("proc/cpuinfo", limit=8 << 20))
+        info = read_cpuinfo(ctx)
     if flags is None:
         flags = info.type.get("flags", "").split()
     return arch_from_cpuinfo(info.first, flags)
@@ -615,9 +622,20 @@ def _pci_ids(ctx) -> set[tuple[int, int]]:
     return ids
 
 
-def hypervisor_vendor(ctx, flags: list[str] | None = None, arch: str | None = None,
-                      dmi: dict | None = None) -> str | None:
-    """Hypervisor vendor in lscpu's words (KVM, Xen, Microsoft, VMware, IBM, pHyp...)."""
+def hypervisor_vendor(ctx, flags: list[str] | None = None, dmi: dict | None = None) -> str | None:
+    """Hypervisor vendor in lscpu's words (KVM, Xen, Microsoft, VMware, IBM, pHyp...).
+
+    Computed once per context (the cpu and platform probes both ask; on bare metal it ends
+    in a scan of every PCI function); ``flags`` matter only for the "hypervisor" flag. A
+    caller that passes its own ``dmi`` strings gets a fresh answer."""
+    if dmi is not None:
+        return _hypervisor_vendor(ctx, flags, dmi)
+    has_flag = flags is not None and "hypervisor" in flags
+    return ctx.shared(f"hypervisor_vendor:{has_flag}",
+                      lambda: _hypervisor_vendor(ctx, flags, None))
+
+
+def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | None:
     r = ctx
     osrelease = r.read_line("proc/sys/kernel/osrelease") or ""
     if "Microsoft" in osrelease:
@@ -916,10 +934,9 @@ def on_linux() -> bool:
 
 def probe(ctx) -> dict:
     r = ctx
-    text = r.read_text("proc/cpuinfo", limit=16 << 20)
-    if text is None and ctx.live and not on_linux():
+    if ctx.live and not on_linux() and ctx.read_text("proc/cpuinfo", limit=1) is None:
         return {"cpu": _probe_py_cpuinfo()}
-    info = parse_cpuinfo(text)
+    info = read_cpuinfo(ctx)
     ct = info.type
     impl_raw = ct.get("vendor")
     arm_vendor_name, arm_model, arm_short = arm_decode(impl_raw, ct.get("model"))
@@ -967,7 +984,7 @@ def probe(ctx) -> dict:
         "caches": _caches(r, ids, info.ecaches),
         "max_mhz": max_mhz,
         "min_mhz": min_mhz,
-        "hypervisor_vendor": hypervisor_vendor(ctx, flags, arch),
+        "hypervisor_vendor": hypervisor_vendor(ctx, flags),
     }
     return {"cpu": result}
 

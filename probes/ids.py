@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import mmap
+import os
 import re
 import threading
 from functools import lru_cache
@@ -34,12 +35,17 @@ def _ids_data(ctx, paths: tuple[str, ...]):
             return _files[key]
     data = None
     for rel in paths:
-        try:
-            with open(ctx.p(rel), "rb") as f:
-                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            break
+        try:    # non-blocking, as ProbeContext.read_bytes: a FIFO must not hang the probe
+            fd = os.open(ctx.p(rel), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except (OSError, ValueError):
             continue
+        try:
+            data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            break
+        except (OSError, ValueError):   # empty file, FIFO, directory
+            continue
+        finally:
+            os.close(fd)
     with _lock:
         _files[key] = data
     return data

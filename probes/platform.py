@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from accelgui.probes.cpu import hypervisor_vendor, on_linux, parse_cpuinfo, tree_arch
+from accelgui.probes.cpu import hypervisor_vendor, on_linux, read_cpuinfo, tree_arch
 
 AZURE_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
 _INSTANCE_TYPE = re.compile(r"[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9-]+")
@@ -104,7 +104,7 @@ def cloud_from_dmi(dmi: dict[str, str]) -> dict | None:
 def detect_container(ctx) -> str | None:
     r = ctx
     cgroup = (r.read_text("proc/self/cgroup") or "") + "\n" + (r.read_text("proc/1/cgroup") or "")
-    if "kubepods" in cgroup or (ctx.live and os.environ.get("KUBERNETES_SERVICE_HOST")):
+    if "kubepods" in cgroup or (ctx.live and ctx.env.get("KUBERNETES_SERVICE_HOST")):
         return "kubernetes"
     declared = r.read_line("run/systemd/container")
     if declared and re.fullmatch(r"[\w.-]+", declared):
@@ -144,7 +144,7 @@ def probe(ctx) -> dict:
     live = ctx.live
     if live and not on_linux():
         return {"platform": _non_linux()}
-    info = parse_cpuinfo(r.read_text("proc/cpuinfo", limit=16 << 20))
+    info = read_cpuinfo(ctx)
     flags = info.type.get("flags", "").split()
     rel = parse_os_release(r.read_text("etc/os-release") or r.read_text("usr/lib/os-release"))
     os_release = rel.get("PRETTY_NAME") or " ".join(
@@ -162,7 +162,7 @@ def probe(ctx) -> dict:
             pass
     is_linux = live or r.exists("proc") or r.exists("sys")
     dmi = read_dmi(ctx)
-    hv = hypervisor_vendor(ctx, flags, dmi=dmi)
+    hv = hypervisor_vendor(ctx, flags)       # shared with the cpu probe
     result = {
         "os": "Linux" if is_linux else None,
         "os_release": os_release,
