@@ -123,18 +123,18 @@ def make_report(args, on_progress=None):
 
         report = report.replace(benchmarks=run_benchmarks(args.bench, on_progress=on_progress))
     if not getattr(args, "no_advice", False):
-        report = advise(report, args.knowledge)
+        report = advise(report, args.knowledge, lang=_lang(args))
     return report
 
 
-def advise(report, knowledge_dir=None):
+def advise(report, knowledge_dir=None, lang: str = "en"):
     """Fill routes and estimates from the knowledge base and the learner's progress."""
     from accelgui import advisor
     from accelgui.knowledge import load_knowledge
     from accelgui.progress import load_done
 
     kb = load_knowledge(knowledge_dir)
-    return report.replace(routes=advisor.assess(report, kb, load_done()),
+    return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang),
                           estimates=advisor.estimates(report))
 
 

@@ -82,6 +82,8 @@ class Device(Record):
     readiness_reason: str | None = None
     fix: str | None = None
     details: dict = factory(dict)
+    readiness_reason_zh: str | None = None  # the same two in Simplified Chinese, when known
+    fix_zh: str | None = None
 
 
 class Software(Record):
@@ -106,6 +108,17 @@ class RouteAssessment(Record):
     next_steps: list = factory(list)
     blocking: list = factory(list)
     title: str | None = None
+
+
+def device_text(dev, field: str, lang: str = "en") -> str | None:
+    """A device's ``readiness_reason`` or ``fix`` in ``lang`` ("zh"/"zh_CN" or English),
+    falling back to English; ``dev`` is a Device or a device dict."""
+    get = dev.get if isinstance(dev, dict) else (lambda k: getattr(dev, k, None))
+    if lang and str(lang).lower().startswith("zh"):
+        text = get(field + "_zh")
+        if text:
+            return text
+    return get(field)
 
 
 def _plain(value):

@@ -117,6 +117,12 @@ _T = {
     "driver": {"en": "driver", "zh": "驱动"},
     "no_driver": {"en": "no driver bound", "zh": "未绑定驱动"},
     "memory": {"en": "memory", "zh": "显存/内存"},
+    # readiness states, as the device line names them (English keeps the report's words)
+    "ready": {"en": "ready", "zh": "就绪"},
+    "driver-missing": {"en": "driver-missing", "zh": "缺少驱动"},
+    "runtime-missing": {"en": "runtime-missing", "zh": "缺少运行时"},
+    "no-access": {"en": "no-access", "zh": "无访问权限"},
+    "unknown": {"en": "unknown", "zh": "未知"},
 }
 
 _KIND_NAMES = {"gpu": "GPU", "npu": "NPU", "tpu": "TPU", "fpga": "FPGA", "dsp": "DSP",
@@ -218,8 +224,12 @@ def describe_device(dev: dict, lang: str = "en", count: int = 1) -> str:
     else:
         parts.append(_t("no_driver", lang))
     readiness = dev.get("readiness") or "unknown"
-    why = dev.get("readiness_reason")
-    state = f"{readiness}: {why}" if why and readiness != "ready" else readiness
+    why = (lang == "zh" and dev.get("readiness_reason_zh")) or dev.get("readiness_reason")
+    word = _t(readiness, lang) if readiness in _T else readiness
+    if lang == "zh":
+        state = f"{word}：{why}" if why and readiness != "ready" else word
+        return "，".join(parts) + f"（{state}）"
+    state = f"{word}: {why}" if why and readiness != "ready" else word
     return ", ".join(parts) + f" ({state})"
 
 

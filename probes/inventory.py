@@ -317,6 +317,267 @@ FAMILIES: dict[str, dict] = {
     },
 }
 
+# The same texts in Simplified Chinese, key for key (tests check that none is missing). A
+# device's ``readiness_reason_zh`` / ``fix_zh`` are built from these and from _SENTENCES, with
+# the same parameters as the English ones.
+FAMILIES_ZH: dict[str, dict] = {
+    "nvidia-gpu": {
+        "wrong_drivers": {"nouveau": "nouveau 驱动无法运行 CUDA",
+                          "vfio-pci": "它被预留给虚拟机（vfio-pci）",
+                          "pci-stub": "它被 pci-stub 占用"},
+        "fix_driver": "安装 NVIDIA 驱动（例如发行版的 nvidia-driver 或 nvidia-open 软件包，"
+                      "或 CUDA 软件源中的 cuda-drivers），然后重启。",
+        "fix_node": "nvidia 模块已加载，但其设备文件不存在：运行 "
+                    "`sudo nvidia-modprobe -u -c=0` 或重启。",
+        "fix_container": "通过 NVIDIA Container Toolkit 把这块 GPU 交给容器"
+                         "（`docker run --gpus all ...` 或 `--gpus '\"device=N\"'`；"
+                         "在 Kubernetes 中申请 nvidia.com/gpu）。",
+        "runtime_name": "CUDA 驱动库（libcuda.so.1）",
+        "fix_runtime": "安装 NVIDIA 用户态驱动库（libcuda.so.1 和 libnvidia-ml.so.1 随驱动软件包"
+                       "提供，例如 libnvidia-compute）。",
+    },
+    "wsl-gpu": {
+        "fix_driver": "更新 WSL（在 Windows 中运行 `wsl --update`），使其内核带有 dxgkrnl 驱动，"
+                      "并在 Windows 中（而不是在 Linux 中）安装 GPU 驱动。",
+        "fix_node": "dxgkrnl 已绑定，但 /dev/dxg 不存在：更新 WSL（`wsl --update`）并重启它"
+                    "（`wsl --shutdown`）。",
+    },
+    "nvidia-wsl": {
+        "fix_driver": "更新 WSL（在 Windows 中运行 `wsl --update`），使其内核带有 dxgkrnl 驱动，"
+                      "并在 Windows 中安装 NVIDIA 驱动（切勿在 WSL 内安装 Linux 版 NVIDIA 驱动）。",
+        "fix_node": "dxgkrnl 已绑定，但 /dev/dxg 不存在：更新 WSL（`wsl --update`）并重启它"
+                    "（`wsl --shutdown`）。",
+        "runtime_name": "Windows NVIDIA 驱动放在 /usr/lib/wsl/lib 中的 CUDA 驱动库",
+        "fix_runtime": "在 Windows 中安装或更新 NVIDIA 驱动，它会提供 "
+                       "/usr/lib/wsl/lib/libcuda.so.1。不要在 WSL 内安装 Linux 版 NVIDIA 驱动。",
+    },
+    "jetson-gpu": {
+        "fix_driver": "刷写或更新 NVIDIA JetPack（L4T），其中带有集成 GPU 的 nvgpu 驱动。",
+        "fix_node": "GPU 驱动已绑定，但 /dev/nvhost-* 设备节点不存在：请重启，或重新刷写 JetPack。",
+        "runtime_name": "Jetson 版 CUDA",
+        "fix_runtime": "安装 JetPack 的 CUDA 组件：`sudo apt install nvidia-jetpack`。",
+    },
+    "amd-gpu": {
+        "wrong_drivers": {"radeon": "旧的 radeon 驱动无法运行 ROCm",
+                          "vfio-pci": "它被预留给虚拟机（vfio-pci）"},
+        "fix_driver": "加载 amdgpu 驱动：使用带 amdgpu 固件（linux-firmware）的较新内核，"
+                      "或安装 AMD 的 amdgpu-dkms。",
+        "fix_node": "amdgpu 已绑定，但 /dev/kfd 或渲染节点不存在：内核可能缺少 HSA 支持"
+                    "（CONFIG_HSA_AMD）；请使用发行版内核或 amdgpu-dkms。在容器中，需把两者都传入"
+                    "（`--device /dev/kfd --device /dev/dri`）。",
+        "fix_container": "把 GPU 传入容器：`docker run --device /dev/kfd --device /dev/dri ...`"
+                         "（在 Kubernetes 中申请 amd.com/gpu）。",
+        "runtime_name": "ROCm",
+        "fix_runtime": "安装 ROCm（https://rocm.docs.amd.com），并确认这块 GPU 的 gfx 目标在其"
+                       "支持列表中。",
+    },
+    "intel-gpu": {
+        "wrong_drivers": {"vfio-pci": "它被预留给虚拟机（vfio-pci）"},
+        "fix_driver": "使用带 i915 或 xe 驱动的内核（Arc 需要 Linux 6.2 或更新版本），"
+                      "以及 linux-firmware 中的 i915/xe 固件。",
+        "fix_node": "GPU 驱动已绑定，但 /dev/dri/renderD* 不存在：用 `dmesg` 检查固件错误。",
+        "runtime_name": "Intel GPU 计算运行时（Level Zero / OpenCL）",
+        "fix_runtime": "安装 Intel 计算运行时（intel-opencl-icd 和 libze-intel-gpu1 / level-zero），"
+                       "以便通过 OpenCL、SYCL、OpenVINO 或 PyTorch XPU 使用这块 GPU。",
+    },
+    "intel-npu": {
+        "fix_driver": "使用其 intel_vpu 驱动（CONFIG_DRM_ACCEL_IVPU）支持这款 NPU 的内核"
+                      "（Linux 6.3 起支持 Meteor Lake；Arrow Lake、Lunar Lake 和 Panther Lake "
+                      "需要更新的版本），并安装 NPU 固件（linux-firmware 或 intel/linux-npu-driver）。",
+        "fix_node": "intel_vpu 已绑定，但 /dev/accel/accel* 不存在：NPU 固件很可能加载失败"
+                    "（查看 `dmesg | grep vpu`）；请安装 intel/linux-npu-driver 提供的固件。",
+        "runtime_name": "Intel NPU 用户态驱动和 OpenVINO",
+        "fix_runtime": "安装 intel/linux-npu-driver（Level Zero NPU 驱动）和 OpenVINO"
+                       "（`pip install openvino`），然后使用设备 \"NPU\"。",
+    },
+    "amd-npu": {
+        "fix_driver": "使用 Linux 6.14 或更新版本（amdxdna 驱动），或自行编译 amd/xdna-driver，"
+                      "并安装 NPU 固件（linux-firmware 中的 amdnpu/）。",
+        "fix_node": "amdxdna 已绑定，但 /dev/accel/accel* 不存在：用 `dmesg` 检查 NPU 固件错误。",
+        "runtime_name": "带 amdxdna 插件的 XRT",
+        "fix_runtime": "安装带 amdxdna 插件的 XRT（amd/xdna-driver）和 AMD Ryzen AI Software"
+                       "（ONNX Runtime Vitis AI 执行提供程序）。",
+    },
+    "xilinx-fpga": {
+        "fix_driver": "安装 Xilinx Runtime（XRT，提供 xocl 和 xclmgmt 驱动）以及该卡的部署平台。",
+        "fix_node": "XRT 驱动已绑定，但其设备文件不存在：重新加载 xocl/xclmgmt 或重启。",
+        "runtime_name": "XRT",
+        "fix_runtime": "安装 AMD/Xilinx 的 Xilinx Runtime（XRT），并执行 "
+                       "`source /opt/xilinx/xrt/setup.sh`。",
+    },
+    "intel-fpga": {
+        "wrong_drivers": {"vfio-pci": "它已交给虚拟机或 DPDK 使用（vfio-pci）"},
+        "fix_driver": "加载 dfl-pci 驱动（CONFIG_FPGA_DFL_PCI，Linux 5.x 或更新版本），"
+                      "或安装 OPAE 的 intel-fpga 驱动软件包。",
+        "fix_node": "dfl-pci 已绑定，但 /dev/dfl-fme.* 和 /dev/dfl-port.* 不存在：加载 dfl-fme "
+                    "和 dfl-afu 模块。",
+        "runtime_name": "OPAE",
+        "fix_runtime": "安装 OPAE SDK（opae-sdk），以获得 fpgainfo、fpgaconf 和 AFU 库。",
+    },
+    "altera-fpga": {
+        "fix_driver": "安装板卡厂商的 FPGA 驱动（Intel/Altera 板卡：OPAE 和 dfl 驱动）。",
+        "runtime_name": "OPAE",
+        "fix_runtime": "安装 OPAE SDK（opae-sdk）。",
+    },
+    "google-tpu": {
+        "fix_driver": "把 TPU 芯片绑定到其驱动：在 Cloud TPU 虚拟机上使用 TPU 虚拟机镜像"
+                      "（v5e 及更新型号的芯片绑定到 vfio-pci）。",
+        "fix_node": "TPU 驱动已绑定，但 /dev/vfio/* 或 /dev/accel* 不存在；请使用 Cloud TPU "
+                    "虚拟机镜像。",
+        "runtime_name": "libtpu",
+        "fix_runtime": "安装 TPU 版 JAX（`pip install 'jax[tpu]'`，会带上 libtpu）或 PyTorch/XLA。",
+    },
+    "coral-pcie": {
+        "fix_driver": "安装 gasket/apex 驱动（Coral apt 软件源中的 gasket-dkms），然后重启。",
+        "fix_node": "apex 已绑定，但 /dev/apex_* 不存在：重新加载 apex 模块"
+                    "（`sudo modprobe apex`）。",
+        "runtime_name": "Edge TPU 运行时（libedgetpu）",
+        "fix_runtime": "从 Coral apt 软件源安装 libedgetpu1-std，再安装 pycoral 或 tflite-runtime"
+                       "（其 wheel 只支持到 Python 3.9）。",
+    },
+    "coral-usb": {
+        "runtime_name": "Edge TPU 运行时（libedgetpu）",
+        "fix_runtime": "从 Coral apt 软件源安装 libedgetpu1-std（首次使用时由它加载 Edge TPU 固件），"
+                       "再安装 pycoral 或 tflite-runtime（其 wheel 只支持到 Python 3.9）。",
+    },
+    "movidius-usb": {
+        "runtime_name": "带 MYRIAD 插件的 OpenVINO",
+        "fix_runtime": "使用 OpenVINO 2022.3 LTS 或更早版本（神经计算棒所用的 MYRIAD 插件已在 "
+                       "2023.0 中移除），并安装其 udev 规则。",
+    },
+    "aws-neuron": {
+        "fix_driver": "安装 Neuron 驱动：`sudo apt install aws-neuronx-dkms`"
+                      "（来自 AWS Neuron apt 软件源）。",
+        "fix_node": "Neuron 驱动已绑定，但 /dev/neuron* 不存在：重新加载驱动"
+                    "（`sudo modprobe -r neuron && sudo modprobe neuron`）。",
+        "runtime_name": "Neuron 运行时和工具",
+        "fix_runtime": "安装 aws-neuronx-runtime-lib 和 aws-neuronx-tools，并从 Neuron pip "
+                       "软件源安装 torch-neuronx。",
+    },
+    "habana": {
+        "fix_driver": "安装 Intel Gaudi 软件栈的驱动和固件（habanalabs-dkms、habanalabs-firmware）。",
+        "fix_node": "habanalabs 已绑定，但 /dev/accel/accel*（或 /dev/hl*）不存在：用 `dmesg` "
+                    "检查固件错误。",
+        "runtime_name": "Intel Gaudi 软件（SynapseAI）",
+        "fix_runtime": "安装 Intel Gaudi 软件（habanalabs-graph、hl-smi）和 Gaudi PyTorch 桥接"
+                       "（habana-torch-plugin）。",
+    },
+    "tenstorrent": {
+        "fix_driver": "安装 tt-kmd（tenstorrent 内核驱动，通过 DKMS），并用 tt-flash 更新固件。",
+        "fix_node": "tenstorrent 已绑定，但 /dev/tenstorrent/* 不存在：重新加载该模块。",
+        "runtime_name": "TT-Metalium / tt-smi",
+        "fix_runtime": "安装 tt-smi 和 TT-Metalium / TT-NN（`pip install ttnn`）。",
+    },
+    "huawei-ascend": {
+        "fix_driver": "安装昇腾 NPU 驱动和固件（华为技术支持网站上的 Ascend-hdk-*-npu-driver 和 "
+                      "-npu-firmware run 安装包），然后重启。",
+        "fix_node": "昇腾驱动已绑定，但 /dev/davinci* 不存在：用 `dmesg` 检查，并重新安装 NPU "
+                    "驱动和固件。",
+        "fix_container": "把 NPU 传入容器：`--device /dev/davinciN --device /dev/davinci_manager "
+                         "--device /dev/devmm_svm --device /dev/hisi_hdc`（或使用 Ascend Docker "
+                         "Runtime）。",
+        "runtime_name": "CANN（昇腾工具包）",
+        "fix_runtime": "安装 CANN 工具包（Ascend-cann-toolkit）；使用 PyTorch 时再安装 torch-npu。",
+    },
+    "hailo": {
+        "fix_driver": "安装 HailoRT PCIe 驱动（hailort-pcie-driver 或 hailort-drivers）及其固件。",
+        "fix_node": "hailo_pci 已绑定，但 /dev/hailo* 不存在：检查固件（`dmesg | grep hailo`）。",
+        "runtime_name": "HailoRT",
+        "fix_runtime": "安装 HailoRT（hailort 软件包和 hailort Python wheel）。",
+    },
+    "qualcomm-ai100": {
+        "fix_driver": "使用 Linux 6.4 或更新版本（qaic 驱动），或安装 Qualcomm Cloud AI Platform SDK。",
+        "fix_node": "qaic 已绑定，但 /dev/accel/accel* 不存在。",
+        "runtime_name": "Qualcomm Cloud AI SDK",
+        "fix_runtime": "安装 Qualcomm Cloud AI Platform SDK 和 Apps SDK（/opt/qti-aic）。",
+    },
+    "rockchip-npu": {
+        "fix_driver": "使用带 RKNPU 驱动的瑞芯微厂商内核（或带 rocket 驱动的 Linux 6.18 及更新版本），"
+                      "并在设备树中启用 NPU。",
+        "fix_node": "NPU 驱动已绑定，但其设备文件不存在。",
+        "runtime_name": "RKNN 运行时（librknnrt.so）",
+        "fix_runtime": "从 airockchip/rknn-toolkit2 安装 librknnrt.so 和 rknn-toolkit-lite2。",
+    },
+    "arm-npu": {
+        "fix_driver": "使用带 ethosu accel 驱动的内核，并在设备树中启用 NPU。",
+    },
+    "qualcomm-dsp": {},
+    "generic": {
+        "fix_driver": "安装设备厂商提供的内核驱动。",
+    },
+}
+
+# The sentences _assess builds, (English, Chinese), formatted with the same parameters; a
+# parameter given as an (English, Chinese) pair is taken in the sentence's language.
+_SENTENCES: dict[str, tuple[str, str]] = {
+    "no_driver": ("No kernel driver is bound to this device.",
+                  "此设备没有绑定内核驱动。"),
+    "wrong_driver": ("The device is bound to {driver}, but {why}.",
+                     "此设备绑定的是 {driver}，但{why}。"),
+    "node_missing": ("The {driver} driver is bound but the device file ({nodes}) is missing.",
+                     "{driver}驱动已绑定，但设备文件（{nodes}）不存在。"),
+    "companion_missing": ("The {driver} driver is bound but {node} is missing, so no compute "
+                          "runtime can use the device.",
+                          "{driver}驱动已绑定，但缺少 {node}，因此任何计算运行时都无法使用此设备。"),
+    "fix_node": ("Reload the driver and check `dmesg` for errors.",
+                 "重新加载驱动，并用 `dmesg` 查看错误信息。"),
+    "no_access": ("You cannot open {node} (it belongs to group {group}).",
+                  "当前用户无法打开 {node}（它属于 {group} 组）。"),
+    "fix_access": ("Add your user to the {group} group (`sudo usermod -aG {group} $USER`), then "
+                   "log out and back in.",
+                   "把当前用户加入 {group} 组（`sudo usermod -aG {group} $USER`），然后注销并重新登录。"),
+    "no_firmware": ("The device has not received its firmware yet, and {runtime}, which loads "
+                    "it, was not found.",
+                    "设备尚未加载固件，而负责加载固件的 {runtime} 也未找到。"),
+    "no_runtime": ("The software that drives this device is missing: {runtime} was not found.",
+                   "缺少驱动此设备的软件：未找到 {runtime}。"),
+    "unknown": ("accelgui does not know which software drives this device.",
+                "accelgui 不知道此设备由哪种软件驱动。"),
+    "fix_unknown": ("See the device vendor's documentation for its runtime.",
+                    "请查阅设备厂商的文档，了解它所需的运行时。"),
+    "not_passed_in": ("This {container} container was not given {nodes}: the device is on the "
+                      "host but not passed in.",
+                      "此 {container} 容器没有获得 {nodes}：设备在宿主机上，但没有传入容器。"),
+    "fix_container": ("Pass the device into the container (`docker run --device {node} ...`, or "
+                      "the device plugin's resource in Kubernetes).",
+                      "把设备传入容器（`docker run --device {node} ...`，或在 Kubernetes 中申请"
+                      "设备插件提供的资源）。"),
+}
+
+# Fallback words inside those sentences.
+_WORDS: dict[str, tuple[str, str]] = {
+    "kernel": ("kernel", "内核"),
+    "its_node": ("its device file", "其设备文件"),
+    "the_node": ("the device file", "该设备文件"),
+    "the_runtime": ("the runtime", "运行时"),
+    "its_runtime": ("its runtime", "其运行时"),
+}
+
+
+# No blank next to full-width punctuation: "运行时（libedgetpu） 也" -> "运行时（libedgetpu）也".
+_ZH_PUNCT_SPACE = re.compile(r" +(?=[，。：；、（）])|(?<=[，。：；、（）]) +")
+
+
+def _say(key: str, **params) -> tuple[str, str]:
+    """(English, Chinese) of sentence ``key``; a pair-valued parameter goes by language."""
+    en, zh = _SENTENCES[key]
+    en = en.format(**{k: v[0] if isinstance(v, tuple) else v for k, v in params.items()})
+    if any(isinstance(v, tuple) and v[1] is None for v in params.values()):
+        return en, None         # a part has no Chinese: better English than a mix
+    zh = zh.format(**{k: v[1] if isinstance(v, tuple) else v for k, v in params.items()})
+    return en, _ZH_PUNCT_SPACE.sub("", zh)
+
+
+def _family_text(family: str, key: str, sub: str | None = None) -> tuple[str | None, str | None]:
+    """(English, Chinese) of a FAMILIES text; Chinese None when the table lacks it."""
+    en = (FAMILIES.get(family) or {}).get(key)
+    zh = (FAMILIES_ZH.get(family) or {}).get(key)
+    if sub is not None:
+        en = (en or {}).get(sub)
+        zh = (zh or {}).get(sub)
+    return en, (zh if en is not None else None)
+
+
 # Device nodes by driver: (required, any of). Globs may use wildcards in the last part.
 _DRIVER_NODES = {
     "nvidia": ((), ("dev/nvidia[0-9]*",)),
@@ -842,13 +1103,23 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     drivers = [d for d in dev.pop("_drivers", []) if d]
     dev.pop("_nvml", None)
     inferred = dev.pop("_driver_inferred", None)
-    spec = FAMILIES.get(family) or FAMILIES["generic"]
+    texts = family if family in FAMILIES else "generic"     # whose texts to use
+    spec = FAMILIES[texts]
     checks = {"driver": None, "device_node": None, "access": None, "runtime": None}
     details = dev["details"]
     details["readiness_checks"] = checks
 
     def verdict(state, reason, fix):
-        dev["readiness"], dev["readiness_reason"], dev["fix"] = state, reason, fix
+        """``reason`` and ``fix``: (English, Chinese) pairs (or None)."""
+        reason, fix = reason or (None, None), fix or (None, None)
+        dev["readiness"], dev["readiness_reason"], dev["fix"] = state, reason[0], fix[0]
+        dev["readiness_reason_zh"], dev["fix_zh"] = reason[1], fix[1]
+
+    def text(key, fallback=None):
+        en, zh = _family_text(texts, key)
+        if en is None and fallback is not None:
+            return fallback
+        return (en, zh) if en is not None else None
 
     # 1. driver bound
     expected = spec.get("drivers")
@@ -860,15 +1131,16 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     elif expected is not None:
         if not drivers:
             checks["driver"] = "missing"
-            verdict("driver-missing", "No kernel driver is bound to this device.",
-                    spec.get("fix_driver") or FAMILIES["generic"]["fix_driver"])
+            verdict("driver-missing", _say("no_driver"),
+                    text("fix_driver", _family_text("generic", "fix_driver")))
             return
         wrong = [d for d in drivers if d in (spec.get("wrong_drivers") or {})]
         if wrong and not any(d in expected for d in drivers):
             checks["driver"] = "wrong"
             verdict("driver-missing",
-                    f"The device is bound to {wrong[0]}, but {spec['wrong_drivers'][wrong[0]]}.",
-                    spec.get("fix_driver"))
+                    _say("wrong_driver", driver=wrong[0],
+                         why=_family_text(texts, "wrong_drivers", wrong[0])),
+                    text("fix_driver"))
             return
         checks["driver"] = "ok"
     # 2. device node
@@ -876,14 +1148,13 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     if nodes.get("ok") is False:
         checks["device_node"] = "missing"
         expected_nodes = ", ".join(p.replace("[0-9]*", "N") for p in nodes.get("expected") or ()) \
-            or "its device file"
+            or _WORDS["its_node"]
         if container:
-            _not_passed_in(dev, spec, checks, container, expected_nodes)
+            _not_passed_in(dev, texts, checks, container, expected_nodes)
             return
         verdict("driver-missing",
-                f"The {drivers[0] if drivers else 'kernel'} driver is bound but the device "
-                f"file ({expected_nodes}) is missing.",
-                spec.get("fix_node") or "Reload the driver and check `dmesg` for errors.")
+                _say("node_missing", driver=_driver_word(drivers), nodes=expected_nodes),
+                text("fix_node", _say("fix_node")))
         return
     checks["device_node"] = "ok" if nodes.get("ok") else "not checked"
     if nodes.get("found"):
@@ -897,21 +1168,19 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     if required:
         checks["device_node"] = "missing"
         if container:
-            _not_passed_in(dev, spec, checks, container, required[0])
+            _not_passed_in(dev, texts, checks, container, required[0])
             return
         verdict("driver-missing",
-                f"The {drivers[0] if drivers else 'kernel'} driver is bound but {required[0]} is "
-                "missing, so no compute runtime can use the device.",
-                spec.get("fix_node") or "Reload the driver and check `dmesg` for errors.")
+                _say("companion_missing", driver=_driver_word(drivers), node=required[0]),
+                text("fix_node", _say("fix_node")))
         return
     # 3. access (live only)
     if nodes.get("access") is False:
         checks["access"] = "denied"
         group = nodes.get("group") or spec.get("group") or "render"
-        node = nodes.get("denied") or "the device file"
-        verdict("no-access", f"You cannot open {node} (it belongs to group {group}).",
-                f"Add your user to the {group} group (`sudo usermod -aG {group} $USER`), then "
-                "log out and back in.")
+        node = nodes.get("denied") or _WORDS["the_node"]
+        verdict("no-access", _say("no_access", node=node, group=group),
+                _say("fix_access", group=group))
         return
     checks["access"] = "ok" if nodes.get("access") else "not checked"
     # 4. runtime
@@ -919,34 +1188,39 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     if details.get("firmware_loaded") is False and not ok:
         checks["runtime"] = "missing"
         verdict("runtime-missing",
-                "The device has not received its firmware yet, and "
-                f"{spec.get('runtime_name') or 'the runtime'}, which loads it, was not found.",
-                spec.get("fix_runtime"))
+                _say("no_firmware", runtime=text("runtime_name", _WORDS["the_runtime"])),
+                text("fix_runtime"))
         return
     if ok is False:
         checks["runtime"] = "missing"
-        verdict("runtime-missing", "The software that drives this device is missing: "
-                f"{spec.get('runtime_name') or 'its runtime'} was not found.",
-                spec.get("fix_runtime"))
+        verdict("runtime-missing",
+                _say("no_runtime", runtime=text("runtime_name", _WORDS["its_runtime"])),
+                text("fix_runtime"))
         return
     checks["runtime"] = evidence or "not checked"
     if family == "generic" and not spec.get("runtime"):
-        verdict("unknown", "accelgui does not know which software drives this device.",
-                "See the device vendor's documentation for its runtime.")
+        verdict("unknown", _say("unknown"), _say("fix_unknown"))
         return
     verdict("ready", None, None)
 
 
-def _not_passed_in(dev: dict, spec: dict, checks: dict, container: str, nodes: str) -> None:
+def _driver_word(drivers: list) -> tuple[str, str]:
+    """The bound driver as named in a sentence: "The nvidia driver" / "nvidia 驱动"."""
+    return (drivers[0], drivers[0] + " ") if drivers else _WORDS["kernel"]
+
+
+def _not_passed_in(dev: dict, family: str, checks: dict, container: str, nodes) -> None:
     """Inside a container a missing device file means it was not passed in, not that the
     host lacks a driver: the device is there, this environment cannot reach it."""
     checks["access"] = "not passed into the container"
     dev["readiness"] = "no-access"
-    dev["readiness_reason"] = (f"This {container} container was not given {nodes}: the device "
-                               "is on the host but not passed in.")
-    dev["fix"] = spec.get("fix_container") or (
-        f"Pass the device into the container (`docker run --device {nodes.split(',')[0]} ...`, "
-        "or the device plugin's resource in Kubernetes).")
+    reason = _say("not_passed_in", container=container, nodes=nodes)
+    fix = _family_text(family, "fix_container")
+    if fix[0] is None:
+        first = nodes if isinstance(nodes, tuple) else nodes.split(",")[0]
+        fix = _say("fix_container", node=first)
+    dev["readiness_reason"], dev["readiness_reason_zh"] = reason
+    dev["fix"], dev["fix_zh"] = fix
 
 
 def _soc_device(rec: dict) -> dict:

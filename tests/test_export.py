@@ -658,3 +658,24 @@ def test_cli_redact_removes_the_host_name_from_every_format(tmp_path):
         res = cli("--probe", "--no-advice", "--redact", "--sysroot", str(tree), "--format", fmt)
         assert res.returncode == 0, res.stderr
         assert "secret-host-42" not in res.stdout, fmt
+
+
+def test_device_reason_and_fix_follow_the_language():
+    """A device's readiness reason and fix come in Chinese when the report has them (probes
+    fill readiness_reason_zh / fix_zh), else in English."""
+    from accelgui.report import Device
+
+    dev = Device(kind="gpu", vendor="nvidia", name="NVIDIA GeForce RTX 4090", bus="pci",
+                 address="0000:01:00.0", pci_id="10de:2684", readiness="driver-missing",
+                 readiness_reason="No kernel driver is bound to this device.",
+                 fix="Install the NVIDIA driver, then reboot.",
+                 readiness_reason_zh="此设备没有绑定内核驱动。", fix_zh="安装 NVIDIA 驱动，然后重启。")
+    plain = dev.replace(readiness_reason_zh=None, fix_zh=None)
+    report = Report(devices=[dev])
+    validate(report.to_dict())
+    for fmt in ("text", "markdown", "html"):
+        zh, en = render(report, fmt, lang="zh"), render(report, fmt, lang="en")
+        assert "安装 NVIDIA 驱动，然后重启。" in zh and "此设备没有绑定内核驱动。" in zh, fmt
+        assert "Install the NVIDIA driver" not in zh, fmt
+        assert "Install the NVIDIA driver" in en and "安装 NVIDIA 驱动" not in en, fmt
+        assert "Install the NVIDIA driver" in render(Report(devices=[plain]), fmt, lang="zh"), fmt

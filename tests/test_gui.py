@@ -333,6 +333,29 @@ def test_language_switch_shows_chinese_throughout(qtbot):
     assert "GPU computing" in texts(show(window, "overview"))
 
 
+def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
+    """A GPU with no driver bound (a recorded tree): its reason and fix read in Chinese on the
+    Overview and the Hardware page, and in English again after switching back."""
+    from accelgui.gui.workers import probe_machine
+
+    report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
+    gpu = next(d for d in report.devices if d.kind == "gpu")
+    assert gpu.readiness == "driver-missing" and gpu.fix_zh and gpu.readiness_reason_zh
+    window = make_window(qtbot, report)
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    overview = texts(show(window, "overview"))
+    assert gpu.readiness_reason_zh in overview
+    assert "安装 NVIDIA 驱动" in overview and "解决办法：" in overview
+    assert gpu.fix not in overview and gpu.readiness_reason not in overview
+    hardware = tree_texts(show(window, "hardware").tree)
+    assert gpu.fix_zh in hardware and gpu.fix not in hardware
+    window.set_language("en")
+    settle(qtbot, window)
+    overview = texts(show(window, "overview"))
+    assert "Install the NVIDIA driver" in overview and "安装 NVIDIA 驱动" not in overview
+
+
 def test_every_ui_string_has_a_chinese_translation():
     """Each literal given to tr()/translate() in accelgui/gui has a finished zh_CN entry."""
     import ast

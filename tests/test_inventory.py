@@ -9,6 +9,7 @@ entry for one card.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -640,3 +641,79 @@ def test_live_machine_without_accelerators_reports_honest_absences():
     if not os.path.exists("/dev/nvidiactl") and not os.path.isdir("/proc/driver/nvidia"):
         assert status["nvidia"] == "absent"
         assert not any(d.vendor == "nvidia" for d in report.devices)
+
+
+# ---------------------------------------------------------------------------------------
+# readiness texts in Simplified Chinese
+# ---------------------------------------------------------------------------------------
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_TEXT_KEYS = ("fix_driver", "fix_node", "fix_container", "runtime_name", "fix_runtime")
+
+
+def test_every_family_text_has_its_chinese_twin():
+    assert set(inventory.FAMILIES_ZH) == set(inventory.FAMILIES)
+    for family, spec in inventory.FAMILIES.items():
+        zh = inventory.FAMILIES_ZH[family]
+        for key in _TEXT_KEYS:
+            assert (key in spec) == (key in zh), (family, key)
+            if key in zh:
+                assert _CJK.search(zh[key]) or key == "runtime_name", (family, key)
+        assert set(spec.get("wrong_drivers") or {}) == set(zh.get("wrong_drivers") or {}), family
+        assert not set(zh) - set(_TEXT_KEYS) - {"wrong_drivers"}, family
+
+
+def test_chinese_sentences_take_the_same_parameters():
+    import string
+
+    def names(text):
+        return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+    for key, (en, zh) in inventory._SENTENCES.items():
+        assert names(en) == names(zh), key
+
+
+def test_every_not_ready_device_in_every_tree_has_chinese_reason_and_fix():
+    for tree in sorted(MACHINES.glob("acc-*")):
+        for d in devices_of(tree.name):
+            if d.readiness == "ready":
+                assert d.readiness_reason_zh is None and d.fix_zh is None
+                continue
+            assert _CJK.search(d.readiness_reason_zh or ""), (tree.name, d.readiness_reason)
+            assert _CJK.search(d.fix_zh or ""), (tree.name, d.fix)
+            assert d.readiness_reason_zh.endswith("。") and d.fix_zh.endswith("。")
+
+
+def _assessed(family, drivers=(), nodes=None, software=None, meta=None, details=None):
+    dev = {"details": dict(details or {}), "readiness": "unknown", "_family": family,
+           "_nodes": nodes or {}, "_drivers": list(drivers)}
+    inventory._assess(dev, software or {}, meta or {"live": True})
+    return dev
+
+
+@pytest.mark.parametrize("family", sorted(inventory.FAMILIES))
+def test_every_path_of_the_ladder_reads_in_chinese(family):
+    spec = inventory.FAMILIES[family]
+    expected = list(spec.get("drivers") or ())
+    driver = expected[0] if expected else "somedriver"
+    cases = [
+        _assessed(family),                                               # no driver
+        _assessed(family, [driver], {"ok": False, "expected": ["/dev/x[0-9]*"]}),  # no node
+        _assessed(family, [driver], {"ok": False, "expected": []},
+                  meta={"live": True, "container": "docker"}),             # not passed in
+        _assessed(family, [driver], {"ok": True, "access": False, "denied": "/dev/x0"}),
+        _assessed(family, [driver], {"ok": True, "access": True}),        # runtime missing
+        _assessed(family, [driver], {"ok": True, "access": True},
+                  details={"firmware_loaded": False}),
+    ]
+    cases += [_assessed(family, [wrong], {"ok": True}) for wrong in spec.get("wrong_drivers") or {}]
+    for dev in cases:
+        if dev["readiness"] == "ready":
+            continue
+        for en, zh in ((dev["readiness_reason"], dev["readiness_reason_zh"]),
+                       (dev["fix"], dev["fix_zh"])):
+            if en is None:
+                assert zh is None
+                continue
+            assert zh and _CJK.search(zh), (family, en)
+            assert "None" not in zh and "{" not in zh.replace("{group}", ""), zh
+            assert not re.search(r" [，。：；、（）]|[，。：；、（）] ", zh), zh

@@ -197,7 +197,8 @@ def _comparable(report) -> dict:
     d = report.to_dict()
     devices = []
     for dev in d["devices"]:
-        dev = {k: v for k, v in dev.items() if k not in ("readiness", "readiness_reason", "fix")}
+        dev = {k: v for k, v in dev.items() if k not in ("readiness", "readiness_reason", "fix",
+                                                      "readiness_reason_zh", "fix_zh")}
         details = {k: v for k, v in (dev.get("details") or {}).items()
                    if k not in ("uuid", "pci_ids_name", "serial")}
         checks = dict(details.get("readiness_checks") or {})

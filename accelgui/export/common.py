@@ -18,6 +18,35 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from accelgui.report import device_text
+
+# The advisor names estimate entries in English ("NVIDIA H100 (index 0)", "8 x NVIDIA H100
+# (indices 0, 1, ..., model split across them)", "CPU + system memory (Xeon ...)"); these
+# patterns give the Chinese name, device names themselves unchanged.
+_ESTIMATE_NAMES_ZH = (
+    (re.compile(r"^CPU \+ system memory(.*)$"), "CPU + 系统内存{0}"),
+    (re.compile(r"^(.*) \(index (\d+); the same for each of the (\d+) identical devices\)$"),
+     "{0}（{1} 号；{2} 个相同设备每个都一样）"),
+    (re.compile(r"^(\d+) x (.*) \(indices (.*), model split across them\)$"),
+     "{0} × {1}（{2} 号，模型切分到各设备上）"),
+    (re.compile(r"^(.*) \(index (\d+)\)$"), "{0}（{1} 号）"),
+)
+
+
+def estimate_device_name(text, lang: str = "en") -> str:
+    """An estimate entry's device name in ``lang`` (the advisor writes it in English)."""
+    text = "" if text is None else str(text)
+    if not str(lang).lower().startswith("zh"):
+        return text
+    for pattern, zh in _ESTIMATE_NAMES_ZH:
+        m = pattern.match(text)
+        if m:
+            groups = list(m.groups())
+            if zh.startswith("CPU") and groups[0].startswith(" (") and groups[0].endswith(")"):
+                groups[0] = "（" + groups[0][2:-1] + "）"
+            return zh.format(*groups)
+    return text
+
 LANGS = ("en", "zh")
 
 # --------------------------------------------------------------------------- labels (en / zh)
@@ -814,7 +843,8 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
                  note=(f"{L('basis')}: {clean(estimates.get('basis'))}. " if estimates.get("basis") else "")
                  + notes)]
     for dev in devices:
-        name = clean(dev.get("device")) or clean(dev.get("kind")) or L("unknown")
+        name = clean(estimate_device_name(dev.get("device"), lang)) or clean(dev.get("kind")) \
+            or L("unknown")
         facts = []
         for key, src in (("memory_bytes", "memory_source"), ("bandwidth_gbps", "bandwidth_source"),
                          ("flops_gflops", "flops_source")):
@@ -956,8 +986,8 @@ def build_sections(report, lang: str = "en") -> list[Table]:
         where = " ".join(x for x in (clean(d.bus), clean(d.address)) if x)
         ids = clean(d.pci_id or d.usb_id)
         mem = device_memory(d)
-        fix = clean(d.fix)
-        why = clean(d.readiness_reason)
+        fix = clean(device_text(d, "fix", lang))
+        why = clean(device_text(d, "readiness_reason", lang))
         remedy = f"{why} — {fix}" if why and fix else (fix or why)
         dev_rows.append([str(i), kind, clean(d.vendor) or L("unknown"), clean(d.name) or L("unknown"),
                          where or L("unknown"), ids, clean(d.driver) or L("none"),

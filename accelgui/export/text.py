@@ -86,10 +86,11 @@ def render(report, lang: str = "en") -> str:
                 + f" — {C.word(d.readiness, lang)}")
         out.append(line)
         if d.readiness != "ready":
-            if d.readiness_reason:
-                out.append(f"      {L('reason')}: {C.clean(d.readiness_reason)}")
-            if d.fix:
-                out.append(f"      {L('fix')}: {C.clean(d.fix)}")
+            why, fix = C.device_text(d, "readiness_reason", lang), C.device_text(d, "fix", lang)
+            if why:
+                out.append(f"      {L('reason')}: {C.clean(why)}")
+            if fix:
+                out.append(f"      {L('fix')}: {C.clean(fix)}")
 
     # software
     sw = report.software
@@ -168,7 +169,7 @@ def render(report, lang: str = "en") -> str:
                 for text in C.blocking_texts(r, lang)[:1]:
                     fix = text.split(": ", 1)[-1]
                     if fix[:40] not in reason:
-                        out.append(f"      {L('fix')}: {_cut(text, 160)}")
+                        out.append(f"      {L('blocking')}: {_cut(text, 160)}")
             if r.next_steps:
                 first = C.step_text(r.next_steps[0], lang).replace(" (", " — ", 1).rstrip(")") \
                     if C.step_title(r.next_steps[0], lang) else C.clean(r.next_steps[0])

@@ -136,6 +136,11 @@ def tr_obj(obj: Any, lang: str) -> str:
     return str(obj)
 
 
+def lead(label: str) -> str:
+    """A bold lead-in ("Fix:") for rich text; no blank after a full-width colon ("解决办法：")."""
+    return "<b>" + html_escape(label) + "</b>" + ("" if label.endswith("：") else " ")
+
+
 def html_escape(text: Any) -> str:
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))

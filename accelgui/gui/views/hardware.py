@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from accelgui.report import device_text
 from accelgui.gui.views.common import (PROBE_COLOURS, ViewState, fmt_bytes, heading, kind_text,
                                        muted, probe_status_text, readiness_text)
 
@@ -25,6 +26,43 @@ def _value_text(key: str, value) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+# Report field names in Chinese (the tree shows the raw names in English; in Chinese the
+# name goes in the tooltip and still matches the filter).
+FIELD_NAMES_ZH = {
+    "os": "操作系统", "os_release": "发行版", "kernel": "内核", "machine": "机器架构",
+    "hostname": "主机名", "virtualization": "虚拟化", "container": "容器", "cloud": "云平台",
+    "dmi": "DMI 信息", "vendor_id": "厂商 ID", "vendor": "厂商", "model_name": "型号",
+    "arch": "指令集架构", "microarchitecture": "微架构", "logical_cpus": "逻辑 CPU",
+    "online_cpus": "在线 CPU", "threads_per_core": "每核线程数", "cores_per_socket": "每路核数",
+    "sockets": "路数", "numa_nodes": "NUMA 节点", "flags": "CPU 标志", "features": "特性",
+    "caches": "缓存", "max_mhz": "最高频率 (MHz)", "min_mhz": "最低频率 (MHz)",
+    "hypervisor_vendor": "虚拟机监控器", "total_bytes": "总量", "available_bytes": "可用",
+    "kind": "类型", "name": "名称", "bus": "总线", "address": "地址", "pci_id": "PCI ID",
+    "usb_id": "USB ID", "driver": "驱动", "integrated": "集成", "readiness": "就绪状态",
+    "readiness_reason": "原因", "fix": "解决办法", "details": "详情",
+    "packages": "Python 包", "toolkits": "工具包与驱动", "providers": "运行时后端",
+    "compilers": "编译器", "packages_known": "已知 Python 包",
+    "memory_bytes": "显存/内存", "compute_capability": "计算能力", "gfx_target": "gfx 目标",
+    "pci_class": "PCI 类别", "subsystem_id": "子系统 ID", "revision": "修订版本",
+    "numa_node": "NUMA 节点", "pcie": "PCIe 链路", "family": "设备系列",
+    "readiness_checks": "就绪检查", "device_nodes": "设备节点", "missing_nodes": "缺少的设备节点",
+    "render_node": "渲染节点", "accel_node": "accel 节点", "drm_card": "DRM 卡",
+    "driver_version": "驱动版本", "memory_source": "内存数据来源", "product_name": "产品名称",
+    "pci_ids_name": "pci.ids 名称", "device_node": "设备节点", "access": "访问权限",
+    "runtime": "运行时", "status": "状态", "reasons": "依据", "next_steps": "下一步",
+    "blocking": "缺少什么", "title": "标题", "uuid": "UUID", "serial": "序列号",
+}
+
+
+def _localized_device(dev: dict, lang: str) -> dict:
+    """A device's reason and fix in the UI language; their ``_zh`` twins are not shown."""
+    out = {k: v for k, v in dev.items() if not k.endswith("_zh")}
+    for key in ("readiness_reason", "fix"):
+        if key in out:
+            out[key] = device_text(dev, key, lang)
+    return out
 
 
 class HardwareView(QWidget):
@@ -162,13 +200,16 @@ class HardwareView(QWidget):
         if isinstance(value, dict):
             for k, v in value.items():
                 if isinstance(v, (dict, list)) and v:
-                    child = QTreeWidgetItem([str(k), self._collection_summary(v)])
+                    child = QTreeWidgetItem([self._field_name(str(k)), self._collection_summary(v)])
                     self._fill(child, str(k), v)
                 else:
-                    child = QTreeWidgetItem([str(k), _value_text(str(k), v)])
+                    child = QTreeWidgetItem([self._field_name(str(k)), _value_text(str(k), v)])
                     if isinstance(v, (dict, list)):
                         child.setText(1, "—")
                     child.setToolTip(1, child.text(1))
+                child.setData(0, Qt.ItemDataRole.UserRole + 1, str(k))
+                if child.text(0) != str(k):
+                    child.setToolTip(0, str(k))
                 parent.addChild(child)
         elif isinstance(value, list):
             if all(not isinstance(v, (dict, list)) for v in value):
@@ -182,6 +223,7 @@ class HardwareView(QWidget):
                 if key == "devices" and isinstance(v, dict):
                     label = f"{i}: {kind_text(v.get('kind') or '')} · {v.get('name') or '?'}"
                     child = QTreeWidgetItem([label, readiness_text(v.get("readiness") or "unknown")])
+                    v = _localized_device(v, self.state.lang)
                 else:
                     child = QTreeWidgetItem([f"[{i}]", self._collection_summary(v)
                                              if isinstance(v, (dict, list)) else _value_text(key, v)])
@@ -189,6 +231,11 @@ class HardwareView(QWidget):
                 parent.addChild(child)
         else:
             parent.setText(1, _value_text(key, value))
+
+    def _field_name(self, key: str) -> str:
+        if self.state.lang == "zh" and key in FIELD_NAMES_ZH:
+            return FIELD_NAMES_ZH[key]
+        return key
 
     def _collection_summary(self, value) -> str:
         if isinstance(value, list):
@@ -235,7 +282,9 @@ class HardwareView(QWidget):
         needle = text.strip().lower()
 
         def visit(item: QTreeWidgetItem) -> bool:
-            own = not needle or needle in item.text(0).lower() or needle in item.text(1).lower()
+            raw = str(item.data(0, Qt.ItemDataRole.UserRole + 1) or "").lower()
+            own = not needle or needle in item.text(0).lower() or needle in item.text(1).lower() \
+                or needle in raw
             any_child = False
             for i in range(item.childCount()):
                 child = item.child(i)

@@ -6,7 +6,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
+from accelgui.export.common import estimate_device_name
+from accelgui.report import device_text
+from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
                                        kind_text, level_text, muted, para, readiness_text,
                                        scroll_page, status_text, tr_obj, unknown)
@@ -201,7 +203,7 @@ class OverviewView(QWidget):
         grid = QGridLayout()
         grid.setSpacing(12)
         cards = [self._cpu_card(report)]
-        cards += [self._device_card(group) for group in group_devices(report.devices)]
+        cards += [self._device_card(group, state.lang) for group in group_devices(report.devices)]
         if not report.devices:
             cards.append(self._no_device_card(report))
         for i, card in enumerate(cards):
@@ -232,7 +234,7 @@ class OverviewView(QWidget):
         card.body.addStretch(1)
         return card
 
-    def _device_card(self, group: list) -> Card:
+    def _device_card(self, group: list, lang: str = "en") -> Card:
         dev = group[0]
         colour = READINESS_COLOURS.get(dev.readiness, READINESS_COLOURS["unknown"])
         card = Card(colour)
@@ -262,10 +264,13 @@ class OverviewView(QWidget):
             facts.append(str(details["gfx_target"]))
         if facts:
             card.body.addWidget(muted(" · ".join(facts)))
-        if dev.readiness_reason:
-            card.body.addWidget(para(dev.readiness_reason))
-        if dev.fix:
-            fix = para("<b>" + html_escape(self.tr("Fix:")) + "</b> " + html_escape(dev.fix), rich=True)
+        reason = device_text(dev, "readiness_reason", lang)
+        fix_text = device_text(dev, "fix", lang)
+        if reason:
+            card.body.addWidget(para(reason))
+        if fix_text:
+            fix = para(lead(self.tr("Fix:")) + html_escape(fix_text), rich=True)
+            fix.setObjectName("deviceFix")
             card.body.addWidget(fix)
         card.body.addStretch(1)
         return card
@@ -397,7 +402,7 @@ class OverviewView(QWidget):
                 speed = big.get("decode_tokens_per_s")
                 source = dev.get("bandwidth_source") or ""
                 cells = [
-                    str(dev.get("device") or "?"),
+                    estimate_device_name(dev.get("device"), state.lang) or "?",
                     fmt_bytes(dev.get("memory_bytes")),
                     f"{big.get('size')} {big.get('quant')}" if big else self.tr("none of the listed sizes"),
                     (self.tr("~{n} tokens/s").format(n=speed) + " " +

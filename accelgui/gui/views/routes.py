@@ -11,7 +11,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QStackedWidget, QVBoxLayout, QWidget)
 
-from accelgui.gui.views.common import (STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
+from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
                                        heading, html_escape, level_text, muted, para,
                                        scroll_page, status_text, tr_obj)
 
@@ -197,9 +197,9 @@ class RoutesView(QWidget):
                 fix = block.get("fix") if isinstance(block, dict) else None
                 fix_text = tr_obj(fix, lang) if fix else (tr_obj(req_data.get("fix"), lang) if req_data else "")
                 fallback = block.get("fallback") if isinstance(block, dict) else None
-                text = "<b>" + html_escape(self.tr("Missing:")) + "</b> " + html_escape(label)
+                text = lead(self.tr("Missing:")) + html_escape(label)
                 if fix_text:
-                    text += "<br><b>" + html_escape(self.tr("What to do:")) + "</b> " + html_escape(fix_text)
+                    text += "<br>" + lead(self.tr("What to do:")) + html_escape(fix_text)
                 if fallback and fallback != "none":
                     text += "<br>" + html_escape(self.tr("Meanwhile: {fallback}").format(
                         fallback=self._fallback_text(fallback)))
@@ -208,7 +208,7 @@ class RoutesView(QWidget):
         if tools:
             links = ", ".join(f"<a href='{html_escape(t.get('url', ''))}'>{html_escape(t.get('name', ''))}</a>"
                               for t in tools if t.get("url"))
-            label = para("<b>" + html_escape(self.tr("Tools:")) + "</b> " + links, rich=True)
+            label = para(lead(self.tr("Tools:")) + links, rich=True)
             label.linkActivated.connect(open_url_proxy)
             card.body.addWidget(label)
         self._detail.addWidget(card)
@@ -267,7 +267,7 @@ class RoutesView(QWidget):
                 card.body.addWidget(muted(self.tr("Needs hardware or software this machine lacks; "
                                                   "use the fallback above.")))
             if step.get("verify"):
-                card.body.addWidget(para("<b>" + html_escape(self.tr("Check:")) + "</b> "
+                card.body.addWidget(para(lead(self.tr("Check:"))
                                          + html_escape(tr_obj(step["verify"], lang)), rich=True))
             resources = step.get("resources") or []
             if resources:
@@ -276,7 +276,7 @@ class RoutesView(QWidget):
                     kind = self._kind_text(res.get("kind"))
                     items.append(f"<a href='{html_escape(res.get('url', ''))}'>{html_escape(res.get('title', ''))}</a>"
                                  + (f" <small>({html_escape(kind)})</small>" if kind else ""))
-                label = para("<b>" + html_escape(self.tr("Resources:")) + "</b> " + " · ".join(items), rich=True)
+                label = para(lead(self.tr("Resources:")) + " · ".join(items), rich=True)
                 label.setObjectName(f"resources-{sid}")
                 label.linkActivated.connect(open_url_proxy)
                 card.body.addWidget(label)
@@ -295,8 +295,8 @@ class RoutesView(QWidget):
         card = Card()
         card.body.addWidget(heading(self.tr("Common misconceptions, corrected"), 1))
         for c in corrections:
-            text = ("<b>" + html_escape(self.tr("Often said:")) + "</b> " + html_escape(tr_obj(c.get("said"), lang))
-                    + "<br><b>" + html_escape(self.tr("In fact:")) + "</b> " + html_escape(tr_obj(c.get("correct"), lang)))
+            text = (lead(self.tr("Often said:")) + html_escape(tr_obj(c.get("said"), lang))
+                    + "<br>" + lead(self.tr("In fact:")) + html_escape(tr_obj(c.get("correct"), lang)))
             if c.get("source_url"):
                 source = self.tr("source")
                 text += f" <a href='{html_escape(c['source_url'])}'>{html_escape(source)}</a>"
