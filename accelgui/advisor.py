@@ -34,7 +34,7 @@ from accelgui import rules
 from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
-__all__ = ["assess", "estimates", "overall_next_steps", "requirement_results", "MAX_STEPS",
+__all__ = ["assess", "estimates", "source_kind", "ESTIMATE_TEXTS", "overall_next_steps", "requirement_results", "MAX_STEPS",
            "MODEL_SIZES", "QUANTS", "llm_row", "kv_cache_bytes", "weights_bytes",
            "decode_tokens_per_s", "prefill_tokens_per_s"]
 
@@ -334,30 +334,168 @@ MODEL_SIZES = (
      "like": "Llama 3.1 405B"},
 )
 
-#: Bytes of memory per parameter for fine-tuning, before activations.
-FINETUNE_METHODS = (
-    ("full Adam mixed precision", 16.0,
-     "fp16/bf16 weights 2 + fp32 master weights 4 + Adam moments 8 + gradients 2"),
-    ("LoRA, 16-bit base", 2.16,
-     "frozen 16-bit base 2 + adapters of ~1% of the parameters trained with Adam (16 each)"),
-    ("QLoRA, 4-bit base", 0.72,
-     "frozen NF4 base ~4.5 bits + adapters of ~1% of the parameters trained with Adam"),
-)
-
-FORMULAS = {
-    "weights_bytes": "parameters x bits_per_weight / 8",
-    "kv_cache_bytes": "2 (K and V) x layers x kv_heads x head_dim x context_tokens x "
-                      "bytes_per_element",
-    "fits": "weights_bytes + kv_cache_bytes <= memory available for weights",
-    "memory_available": "device: memory x (1 - 0.10 overhead); CPU: available system memory",
-    "decode_tokens_per_s": "bandwidth_bytes_per_s / weights_bytes x efficiency "
-                           f"({EFFICIENCY}, range {EFFICIENCY_RANGE[0]}-{EFFICIENCY_RANGE[1]}): "
-                           "decode reads every weight once per token (memory-bound)",
-    "prefill_tokens_per_s": "flops_per_s / (2 x parameters): ~2 FLOPs per parameter per "
-                            "prompt token (compute-bound)",
-    "finetune_bytes": "parameters x bytes_per_parameter (full Adam mixed precision: 16), "
-                      "before activations",
+#: Every human-readable string of :func:`estimates`, as (English, Chinese) templates; the
+#: numbers, keys and report references inside them are the same in both languages.
+ESTIMATE_TEXTS: dict[str, tuple[str, str]] = {
+    # notes
+    "note_not_measured": (
+        "Estimates, not measurements: real speed depends on the runtime (llama.cpp, vLLM, "
+        "TensorRT-LLM, ...), batch size, context length and kernels.",
+        "估算值，不是实测：实际速度取决于运行时（llama.cpp、vLLM、TensorRT-LLM 等）、批大小、"
+        "上下文长度和计算内核。"),
+    "note_memory": (
+        "Memory needed = weights + KV cache for {context} tokens of context (fp16), for dense "
+        "Llama-like models with grouped-query attention; activations and runtime buffers are "
+        "covered by the overhead margin.",
+        "所需内存 = 权重 + {context} 个 token 上下文的 KV 缓存（fp16），按使用分组查询注意力的"
+        "稠密 Llama 类模型计算；激活值和运行时缓冲区计入预留余量。"),
+    "note_npu": (
+        "{label}: NPUs are not estimated here; their LLM speed depends on the runtime (e.g. "
+        "OpenVINO GenAI) and the weights live in system memory.",
+        "{label}：这里不估算 NPU；它的 LLM 速度取决于运行时（如 OpenVINO GenAI），权重放在"
+        "系统内存中。"),
+    "note_igpu": (
+        "{label} is integrated and shares system memory: see the 'CPU + system memory' "
+        "estimates (an iGPU runtime such as llama.cpp with Vulkan or SYCL is limited by the "
+        "same bandwidth).",
+        "{label} 是集成显卡，与 CPU 共享系统内存：请看“CPU + 系统内存”的估算（llama.cpp 的 "
+        "Vulkan 或 SYCL 等集成显卡运行时受同样的内存带宽限制）。"),
+    "note_shared": (
+        "{label} shares system memory with the CPU: the same memory appears under 'CPU + "
+        "system memory'; use one or the other, not both.",
+        "{label} 与 CPU 共享系统内存：同一块内存也计入了“CPU + 系统内存”；两者只能用其一，"
+        "不能相加。"),
+    "note_mem_unknown": (
+        "{label}: device memory unknown, so whether models fit is unknown.",
+        "{label}：设备内存大小未知，因此无法判断模型能否放下。"),
+    "note_bw_unknown": (
+        "{label}: memory bandwidth unknown (no benchmark and no specification figure): decode "
+        "speed not estimated; run accelgui --probe --bench quick.",
+        "{label}：内存带宽未知（没有基准测试，也没有规格数据）：未估算解码速度；请运行 "
+        "accelgui --probe --bench quick。"),
+    "note_bw_spec": (
+        "{label}: decode speed from the specification bandwidth ({bw} GB/s), not a measurement; "
+        "run --bench to measure it.",
+        "{label}：解码速度按规格带宽（{bw} GB/s）估算，不是实测；运行 --bench 可以实测。"),
+    "note_fp32": (
+        "{label}: prefill from measured FP32 throughput; tensor-core FP16/BF16 prefill is "
+        "usually several times faster (lower bound).",
+        "{label}：预填充速度按实测 FP32 吞吐估算；使用张量核心的 FP16/BF16 预填充通常快数倍"
+        "（这是下限）。"),
+    "note_sysmem_unknown": (
+        "System memory size unknown, so whether models fit in RAM is unknown.",
+        "系统内存大小未知，因此无法判断模型能否放进内存。"),
+    "note_cpu_bw_unknown": (
+        "CPU memory bandwidth not measured and no specification figure is known: decode speed "
+        "on the CPU not estimated; run accelgui --probe --bench quick.",
+        "CPU 内存带宽未实测，也没有已知的规格数据：未估算 CPU 上的解码速度；请运行 "
+        "accelgui --probe --bench quick。"),
+    # device names
+    "device": ("{label} (index {index})", "{label}（{index} 号）"),
+    "device_each": ("{label} (index {index}; the same for each of the {n} identical devices)",
+                    "{label}（{index} 号；{n} 个相同设备每个都一样）"),
+    "device_split": ("{n} x {label} (indices {indices}, model split across them)",
+                     "{n} × {label}（{indices} 号，模型切分到各设备上）"),
+    "indices_sep": (", ", "、"),
+    "cpu_device": ("CPU + system memory", "CPU + 系统内存"),
+    "cpu_model": (" ({model})", "（{model}）"),
+    # sources of the figures
+    "measured": ("measured ({ref})", "实测（{ref}）"),
+    "measured_peak": ("measured peak ({ref}; real GEMM reaches less)",
+                      "实测峰值（{ref}；实际 GEMM 达不到）"),
+    "spec": ("specification ({ref})", "规格值（{ref}）"),
+    "spec_nvml": ("specification (NVML memory clock x bus width, {ref})",
+                  "规格值（NVML 显存频率 × 位宽，{ref}）"),
+    "mem_device": ("{ref}, minus {pct}% for the runtime", "{ref}，扣除 {pct}% 留给运行时"),
+    "mem_shared": ("memory.available_bytes (GPU memory is shared with the CPU)",
+                   "memory.available_bytes（GPU 与 CPU 共享内存）"),
+    "mem_sum": ("sum over the devices, minus {pct}%", "各设备之和，扣除 {pct}%"),
+    "bw_sum": ("sum of {n} x {src} (ideal tensor parallelism: an upper bound)",
+               "{n} × {src} 之和（理想张量并行：上限）"),
+    "fl_sum": ("sum of {n} x {src}", "{n} × {src} 之和"),
+    "mem_free": ("memory.available_bytes (free now)", "memory.available_bytes（当前空闲）"),
+    "mem_total_share": ("memory.total_bytes x {share} (available memory unknown)",
+                        "memory.total_bytes × {share}（可用内存未知）"),
+    # fine-tuning methods: name, basis, short name in the summary
+    "ft_full": ("full Adam mixed precision", "全量微调（Adam 混合精度）"),
+    "ft_full_basis": ("fp16/bf16 weights 2 + fp32 master weights 4 + Adam moments 8 + gradients 2",
+                      "fp16/bf16 权重 2 + fp32 主权重 4 + Adam 动量 8 + 梯度 2"),
+    "ft_full_short": ("full", "全量微调"),
+    "ft_lora": ("LoRA, 16-bit base", "LoRA（16 位基座）"),
+    "ft_lora_basis": ("frozen 16-bit base 2 + adapters of ~1% of the parameters trained with "
+                      "Adam (16 each)",
+                      "冻结的 16 位基座 2 + 约占参数 1% 的适配器，用 Adam 训练（每个参数 16）"),
+    "ft_lora_short": ("LoRA", "LoRA"),
+    "ft_qlora": ("QLoRA, 4-bit base", "QLoRA（4 位基座）"),
+    "ft_qlora_basis": ("frozen NF4 base ~4.5 bits + adapters of ~1% of the parameters trained "
+                       "with Adam",
+                       "冻结的 NF4 基座约 4.5 位 + 约占参数 1% 的适配器，用 Adam 训练"),
+    "ft_qlora_short": ("QLoRA", "QLoRA"),
+    "ft_sharded": (" (sharded, FSDP/ZeRO-3)", "（分片，FSDP/ZeRO-3）"),
+    # summary lines
+    "sum_device": ("{device}:", "{device}："),
+    "sum_weights": ("{gib} for weights;", "权重可用 {gib}；"),
+    "sum_mem_unknown": ("memory unknown;", "内存未知；"),
+    "sum_none_fits": ("no listed LLM size fits;", "列出的 LLM 规模都放不下；"),
+    "sum_speed": (", ~{n} tokens/s decode ({src} bandwidth)", "，解码约 {n} tokens/s（{src}带宽）"),
+    "sum_largest": ("largest LLM that fits: {size} {quant}{speed};",
+                    "能放下的最大 LLM：{size} {quant}{speed}；"),
+    "sum_ft_item": ("{short} up to {size}", "{short} 最大 {size}"),
+    "sum_ft_sep": (", ", "、"),
+    "sum_ft_fits": ("fine-tuning fits (before activations): {items}",
+                    "可微调（不含激活）：{items}"),
+    "sum_ft_none": ("fine-tuning: none of the listed sizes fits", "微调：列出的规模都放不下"),
+    "sum_sep": (" ", ""),
+    "sum_end": (";", "；"),
+    "src_measured": ("measured", "实测"),
+    "src_specification": ("specification", "规格"),
+    # formulas (keys stay English)
+    "f_weights_bytes": ("parameters x bits_per_weight / 8", "参数量 × 每权重位数 / 8"),
+    "f_kv_cache_bytes": ("2 (K and V) x layers x kv_heads x head_dim x context_tokens x "
+                         "bytes_per_element",
+                         "2（K 和 V）× 层数 × KV 头数 × 头维度 × 上下文 token 数 × 每元素字节数"),
+    "f_fits": ("weights_bytes + kv_cache_bytes <= memory available for weights",
+               "weights_bytes + kv_cache_bytes <= 可用于权重的内存"),
+    "f_memory_available": ("device: memory x (1 - 0.10 overhead); CPU: available system memory",
+                           "设备：内存 × (1 - 0.10 预留)；CPU：可用系统内存"),
+    "f_decode_tokens_per_s": ("bandwidth_bytes_per_s / weights_bytes x efficiency ({eff}, range "
+                              "{lo}-{hi}): decode reads every weight once per token (memory-bound)",
+                              "带宽（字节/秒）/ weights_bytes × 效率（{eff}，范围 {lo}-{hi}）："
+                              "解码每个 token 读一遍全部权重（受内存带宽限制）"),
+    "f_prefill_tokens_per_s": ("flops_per_s / (2 x parameters): ~2 FLOPs per parameter per "
+                               "prompt token (compute-bound)",
+                               "每秒浮点运算数 / (2 × 参数量)：每个提示 token 每个参数约 2 次"
+                               "浮点运算（受算力限制）"),
+    "f_finetune_bytes": ("parameters x bytes_per_parameter (full Adam mixed precision: 16), "
+                         "before activations",
+                         "参数量 × 每参数字节数（全量 Adam 混合精度：16），不含激活"),
 }
+
+
+def _t(key: str, lang: str = "en", **fmt) -> str:
+    """The estimate text ``key`` in ``lang`` ("zh", "zh_CN": Chinese; else English)."""
+    pair = ESTIMATE_TEXTS[key]
+    text = pair[1] if str(lang or "").lower().startswith("zh") else pair[0]
+    return text.format(**fmt) if fmt else text
+
+
+#: Bytes of memory per parameter for fine-tuning, before activations:
+#: (English name, bytes per parameter, English basis, text key).
+FINETUNE_METHODS = tuple(
+    (ESTIMATE_TEXTS[key][0], per_param, ESTIMATE_TEXTS[key + "_basis"][0], key)
+    for key, per_param in (("ft_full", 16.0), ("ft_lora", 2.16), ("ft_qlora", 0.72)))
+
+_FORMULA_KEYS = ("weights_bytes", "kv_cache_bytes", "fits", "memory_available",
+                 "decode_tokens_per_s", "prefill_tokens_per_s", "finetune_bytes")
+
+
+def _formulas(lang: str = "en") -> dict:
+    fmt = {"decode_tokens_per_s": {"eff": EFFICIENCY, "lo": EFFICIENCY_RANGE[0],
+                                   "hi": EFFICIENCY_RANGE[1]}}
+    return {k: _t("f_" + k, lang, **fmt.get(k, {})) for k in _FORMULA_KEYS}
+
+
+FORMULAS = _formulas("en")
 
 
 def weights_bytes(params_b: float, bits_per_weight: float) -> int:
@@ -406,14 +544,15 @@ def llm_row(model: dict, quant: str, bits: float, bandwidth_gbps, flops_gflops,
     }
 
 
-def _finetune_rows(budget_bytes, sharded: bool = False) -> list[dict]:
+def _finetune_rows(budget_bytes, sharded: bool = False, lang: str = "en") -> list[dict]:
     rows = []
     for model in MODEL_SIZES:
-        for method, per_param, basis in FINETUNE_METHODS:
+        for _, per_param, _, key in FINETUNE_METHODS:
             b = int(round(model["params_b"] * 1e9 * per_param))
             rows.append({"size": model["size"], "params_b": model["params_b"],
-                         "method": method + (" (sharded, FSDP/ZeRO-3)" if sharded else ""),
-                         "bytes_per_param": per_param, "bytes": b, "basis": basis,
+                         "method": _t(key, lang) + (_t("ft_sharded", lang) if sharded else ""),
+                         "bytes_per_param": per_param, "bytes": b,
+                         "basis": _t(key + "_basis", lang),
                          "fits": None if budget_bytes is None else b <= budget_bytes})
     return rows
 
@@ -478,7 +617,8 @@ def _bench_gpu(benchmarks: dict, index: int, dev: dict):
 _gib = rules._gib
 
 
-def _device_entries(rd: dict, notes: list) -> list[dict]:
+def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
+    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
     benchmarks = rd.get("benchmarks") or {}
     entries = []
     groups: dict = {}
@@ -490,16 +630,12 @@ def _device_entries(rd: dict, notes: list) -> list[dict]:
         mem = _num(d.get("memory_bytes"))
         label = rules.device_label(dev)
         if dev.get("kind") == "npu":
-            notes.append(f"{label}: NPUs are not estimated here; their LLM speed depends on "
-                         "the runtime (e.g. OpenVINO GenAI) and the weights live in system "
-                         "memory.")
+            notes.append(T("note_npu", label=label))
             continue
         shared = bool(dev.get("integrated"))
         if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem):
             if dev.get("kind") == "gpu":
-                notes.append(f"{label} is integrated and shares system memory: see the "
-                             "'CPU + system memory' estimates (an iGPU runtime such as "
-                             "llama.cpp with Vulkan or SYCL is limited by the same bandwidth).")
+                notes.append(T("note_igpu", label=label))
             continue
         if not (dev.get("kind") == "gpu" or (mem and mem >= 2**30)):
             continue
@@ -508,37 +644,36 @@ def _device_entries(rd: dict, notes: list) -> list[dict]:
         ordinal_by_vendor[vendor] = ordinal + 1
         index = _gpu_index(dev, ordinal)
         bkey, entry = _bench_gpu(benchmarks, index, dev)
-        bw, bw_src = None, None
+        bw, bw_src, bw_kind = None, None, None
         if entry and _num(entry.get("triad_gbps")):
-            bw, bw_src = entry["triad_gbps"], f"measured (benchmarks.gpu.{bkey}.triad_gbps)"
+            bw, bw_kind = entry["triad_gbps"], "measured"
+            bw_src = T("measured", ref=f"benchmarks.gpu.{bkey}.triad_gbps")
         elif entry and _num(entry.get("memory_peak_gbps")):
-            bw = entry["memory_peak_gbps"]
-            bw_src = (f"specification (NVML memory clock x bus width, "
-                      f"benchmarks.gpu.{bkey}.memory_peak_gbps)")
+            bw, bw_kind = entry["memory_peak_gbps"], "specification"
+            bw_src = T("spec_nvml", ref=f"benchmarks.gpu.{bkey}.memory_peak_gbps")
         elif _num(d.get("memory_bandwidth_gbps")):
-            bw = d["memory_bandwidth_gbps"]
+            bw, bw_kind = d["memory_bandwidth_gbps"], "specification"
             how = d.get("memory_bandwidth_source")
-            bw_src = f"specification ({how})" if how else \
-                f"specification (devices[{pos}].details.memory_bandwidth_gbps)"
-        flops, fl_src = None, None
+            bw_src = T("spec", ref=how if how else f"devices[{pos}].details.memory_bandwidth_gbps")
+        flops, fl_src, fl_measured_fp32 = None, None, False
         if entry and _num(entry.get("fp32_gflops")):
-            flops, fl_src = entry["fp32_gflops"], f"measured (benchmarks.gpu.{bkey}.fp32_gflops)"
+            flops, fl_measured_fp32 = entry["fp32_gflops"], True
+            fl_src = T("measured", ref=f"benchmarks.gpu.{bkey}.fp32_gflops")
         else:
             for key in ("fp16_gflops", "fp32_gflops", "peak_fp32_gflops"):
                 if _num(d.get(key)):
-                    flops, fl_src = d[key], f"specification (devices[{pos}].details.{key})"
+                    flops, fl_src = d[key], T("spec", ref=f"devices[{pos}].details.{key}")
                     break
         budget = int(mem * (1 - DEVICE_OVERHEAD)) if mem else None
-        mem_src = (f"devices[{pos}].details.memory_bytes, minus {int(DEVICE_OVERHEAD * 100)}% "
-                   "for the runtime") if mem else None
+        mem_src = T("mem_device", ref=f"devices[{pos}].details.memory_bytes",
+                    pct=int(DEVICE_OVERHEAD * 100)) if mem else None
         if shared:
             avail = _num((rd.get("memory") or {}).get("available_bytes"))
             if avail and budget and avail < budget:
                 budget = int(avail)
-                mem_src = "memory.available_bytes (GPU memory is shared with the CPU)"
-            notes.append(f"{label} shares system memory with the CPU: the same memory appears "
-                         "under 'CPU + system memory'; use one or the other, not both.")
-        key = (dev.get("name"), mem, bw_src.split(" ")[0] if bw_src else None, vendor)
+                mem_src = T("mem_shared")
+            notes.append(T("note_shared", label=label))
+        key = (dev.get("name"), mem, bw_kind, vendor)
         if key in groups:
             g = groups[key]
             g["count"] += 1
@@ -547,7 +682,7 @@ def _device_entries(rd: dict, notes: list) -> list[dict]:
             g["fl_sum"] = (g["fl_sum"] + flops) if (g["fl_sum"] is not None and flops) else None
             continue
         item = {
-            "device": f"{label} (index {index})",
+            "device": T("device", label=label, index=index),
             "kind": dev.get("kind"),
             "memory_total_bytes": mem,
             "memory_bytes": budget,
@@ -557,17 +692,13 @@ def _device_entries(rd: dict, notes: list) -> list[dict]:
             "count": 1, "indices": [index],
         }
         if mem is None:
-            notes.append(f"{label}: device memory unknown, so whether models fit is unknown.")
+            notes.append(T("note_mem_unknown", label=label))
         if bw is None:
-            notes.append(f"{label}: memory bandwidth unknown (no benchmark and no "
-                         "specification figure): decode speed not estimated; run "
-                         "accelgui --probe --bench quick.")
-        elif bw_src.startswith("specification"):
-            notes.append(f"{label}: decode speed from the specification bandwidth "
-                         f"({bw:g} GB/s), not a measurement; run --bench to measure it.")
-        if fl_src and "fp32" in fl_src and "measured" in fl_src:
-            notes.append(f"{label}: prefill from measured FP32 throughput; tensor-core "
-                         "FP16/BF16 prefill is usually several times faster (lower bound).")
+            notes.append(T("note_bw_unknown", label=label))
+        elif bw_kind == "specification":
+            notes.append(T("note_bw_spec", label=label, bw=f"{bw:g}"))
+        if fl_measured_fp32:
+            notes.append(T("note_fp32", label=label))
         groups[key] = {"item": item, "count": 1, "indices": [index], "bw_sum": bw,
                        "fl_sum": flops, "label": label, "mem": mem}
         entries.append(item)
@@ -578,60 +709,59 @@ def _device_entries(rd: dict, notes: list) -> list[dict]:
         item = g["item"]
         item["count"] = g["count"]
         item["indices"] = g["indices"]
-        item["device"] = (f"{g['label']} (index {g['indices'][0]}; the same for each of the "
-                          f"{g['count']} identical devices)")
+        item["device"] = T("device_each", label=g["label"], index=g["indices"][0], n=g["count"])
         mem_all = g["mem"] * g["count"] if g["mem"] else None
         entries.append({
-            "device": f"{g['count']} x {g['label']} (indices "
-                      f"{', '.join(str(i) for i in g['indices'])}, model split across them)",
+            "device": T("device_split", n=g["count"], label=g["label"],
+                        indices=T("indices_sep").join(str(i) for i in g["indices"])),
             "kind": item["kind"],
             "memory_total_bytes": mem_all,
             "memory_bytes": int(mem_all * (1 - DEVICE_OVERHEAD)) if mem_all else None,
-            "memory_source": "sum over the devices, minus "
-                             f"{int(DEVICE_OVERHEAD * 100)}%" if mem_all else None,
+            "memory_source": T("mem_sum", pct=int(DEVICE_OVERHEAD * 100)) if mem_all else None,
             "bandwidth_gbps": _r(g["bw_sum"], 1),
-            "bandwidth_source": (f"sum of {g['count']} x {item['bandwidth_source']} "
-                                 "(ideal tensor parallelism: an upper bound)")
+            "bandwidth_source": T("bw_sum", n=g["count"], src=item["bandwidth_source"])
             if g["bw_sum"] else None,
             "flops_gflops": _r(g["fl_sum"], 1),
-            "flops_source": f"sum of {g['count']} x {item['flops_source']}" if g["fl_sum"] else None,
+            "flops_source": T("fl_sum", n=g["count"], src=item["flops_source"])
+            if g["fl_sum"] else None,
             "count": g["count"], "indices": g["indices"], "aggregate": True,
         })
     return entries
 
 
-def _cpu_entry(rd: dict, notes: list) -> dict:
+def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
+    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
     bench = rd.get("benchmarks") or {}
     cpu_b = bench.get("cpu") if isinstance(bench.get("cpu"), dict) else {}
     mem = rd.get("memory") or {}
     avail, total = _num(mem.get("available_bytes")), _num(mem.get("total_bytes"))
     if avail:
-        budget, src = int(avail), "memory.available_bytes (free now)"
+        budget, src = int(avail), T("mem_free")
     elif total:
         budget = int(total * CPU_FALLBACK_SHARE)
-        src = f"memory.total_bytes x {CPU_FALLBACK_SHARE} (available memory unknown)"
+        src = T("mem_total_share", share=CPU_FALLBACK_SHARE)
     else:
         budget, src = None, None
-        notes.append("System memory size unknown, so whether models fit in RAM is unknown.")
+        notes.append(T("note_sysmem_unknown"))
     triad = _num(((cpu_b.get("stream") or {}) if isinstance(cpu_b.get("stream"), dict) else {})
                  .get("triad_gbps"))
     if triad:
-        bw, bw_src = triad, "measured (benchmarks.cpu.stream.triad_gbps)"
+        bw, bw_src = triad, T("measured", ref="benchmarks.cpu.stream.triad_gbps")
     else:
         bw, bw_src = None, None
-        notes.append("CPU memory bandwidth not measured and no specification figure is known: "
-                     "decode speed on the CPU not estimated; run accelgui --probe --bench quick.")
+        notes.append(T("note_cpu_bw_unknown"))
     gemm = cpu_b.get("gemm") if isinstance(cpu_b.get("gemm"), dict) else {}
     fma = cpu_b.get("fma") if isinstance(cpu_b.get("fma"), dict) else {}
     flops, fl_src = None, None
     if _num(gemm.get("sgemm_gflops")):
-        flops, fl_src = gemm["sgemm_gflops"], "measured (benchmarks.cpu.gemm.sgemm_gflops)"
+        flops, fl_src = gemm["sgemm_gflops"], T("measured", ref="benchmarks.cpu.gemm.sgemm_gflops")
     elif _num(fma.get("fp32_gflops_mt")):
         flops = fma["fp32_gflops_mt"]
-        fl_src = "measured peak (benchmarks.cpu.fma.fp32_gflops_mt; real GEMM reaches less)"
+        fl_src = T("measured_peak", ref="benchmarks.cpu.fma.fp32_gflops_mt")
     cpu = rd.get("cpu") or {}
     return {
-        "device": "CPU + system memory" + (f" ({cpu['model_name']})" if cpu.get("model_name") else ""),
+        "device": T("cpu_device") + (T("cpu_model", model=cpu["model_name"])
+                                     if cpu.get("model_name") else ""),
         "kind": "cpu",
         "memory_total_bytes": total,
         "memory_bytes": budget, "memory_source": src,
@@ -641,26 +771,25 @@ def _cpu_entry(rd: dict, notes: list) -> dict:
     }
 
 
-def estimates(report) -> dict:
+def estimates(report, lang: str = "en") -> dict:
     """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
 
     Labelled estimates from the formulas in KNOWLEDGE.md, citing the figure each one uses
-    (measured benchmark, else specification, else null with a note)."""
+    (measured benchmark, else specification, else null with a note). Every human-readable
+    string (notes, device names, sources, method names, summary lines, formulas) is in
+    ``lang`` ("en", or "zh"/"zh_CN" for Chinese, from :data:`ESTIMATE_TEXTS`); the keys, the
+    numbers and ``label``/``basis`` are the same in every language."""
     rd = _as_dict(report)
-    notes: list[str] = [
-        "Estimates, not measurements: real speed depends on the runtime (llama.cpp, vLLM, "
-        "TensorRT-LLM, ...), batch size, context length and kernels.",
-        f"Memory needed = weights + KV cache for {CONTEXT_TOKENS} tokens of context (fp16), "
-        "for dense Llama-like models with grouped-query attention; activations and runtime "
-        "buffers are covered by the overhead margin.",
-    ]
-    entries = _device_entries(rd, notes) + [_cpu_entry(rd, notes)]
+    notes: list[str] = [_t("note_not_measured", lang),
+                        _t("note_memory", lang, context=CONTEXT_TOKENS)]
+    entries = _device_entries(rd, notes, lang) + [_cpu_entry(rd, notes, lang)]
     for e in entries:
         e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"])
                     for m in MODEL_SIZES for q, bits in QUANTS]
-        e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")))
+        e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")),
+                                       lang=lang)
         e["largest_fitting"] = _largest(e["llm"])
-    kinds = {_source_kind(e["bandwidth_source"]) for e in entries}
+    kinds = {source_kind(e["bandwidth_source"]) for e in entries}
     if kinds == {"measured"}:
         basis = "measured"
     elif kinds == {"unknown"}:
@@ -674,7 +803,7 @@ def estimates(report) -> dict:
     return {
         "label": "estimates",
         "basis": basis,
-        "summary": [_summary_line(e) for e in entries],
+        "summary": [_summary_line(e, lang) for e in entries],
         "assumptions": {
             "context_tokens": CONTEXT_TOKENS,
             "kv_cache_bytes_per_element": KV_BYTES_PER_ELEMENT,
@@ -686,18 +815,27 @@ def estimates(report) -> dict:
                 {"size": m["size"], "params_b": m["params_b"], "layers": m["layers"],
                  "kv_heads": m["kv_heads"], "head_dim": m["head_dim"], "like": m["like"]}
                 for m in MODEL_SIZES],
-            "finetune_bytes_per_param": {name: b for name, b, _ in FINETUNE_METHODS},
+            "finetune_bytes_per_param": {name: b for name, b, _, _ in FINETUNE_METHODS},
         },
         "devices": entries,
         "notes": notes,
-        "formulas": dict(FORMULAS),
+        "formulas": _formulas(lang),
     }
 
 
-def _source_kind(src) -> str:
+_MEASURED_WORDS = tuple(pair[i].split(" ")[0].split("（")[0]
+                        for pair in (ESTIMATE_TEXTS["measured"],) for i in (0, 1))
+
+
+def source_kind(src) -> str:
+    """"measured", "specification" or "unknown" for a source string of :func:`estimates`
+    in either language."""
     if not src:
         return "unknown"
-    return "measured" if "measured" in src else "specification"
+    return "measured" if any(w in str(src) for w in _MEASURED_WORDS) else "specification"
+
+
+_source_kind = source_kind
 
 
 def _largest(rows: list) -> dict | None:
@@ -710,31 +848,32 @@ def _largest(rows: list) -> dict | None:
             "decode_tokens_per_s": best["decode_tokens_per_s"]}
 
 
-def _summary_line(e: dict) -> str:
+def _summary_line(e: dict, lang: str = "en") -> str:
     """"NVIDIA H100 80GB HBM3 (index 0): 71.7 GiB for weights; largest LLM that fits: 70B
     Q8_0, ~25 tokens/s decode (specification bandwidth); fine-tuning fits: full 3B, ..."."""
-    parts = [e["device"] + ":"]
+    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+    parts = [T("sum_device", device=e["device"])]
     if e["memory_bytes"]:
-        parts.append(f"{_gib(e['memory_bytes'])} for weights;")
+        parts.append(T("sum_weights", gib=_gib(e["memory_bytes"])))
     big = e.get("largest_fitting")
     if e["memory_bytes"] is None:
-        parts.append("memory unknown;")
+        parts.append(T("sum_mem_unknown"))
     elif big is None:
-        parts.append("no listed LLM size fits;")
+        parts.append(T("sum_none_fits"))
     else:
         speed = ""
         if big["decode_tokens_per_s"] is not None:
-            src = _source_kind(e["bandwidth_source"])
-            speed = f", ~{big['decode_tokens_per_s']:g} tokens/s decode ({src} bandwidth)"
-        parts.append(f"largest LLM that fits: {big['size']} {big['quant']}{speed};")
+            src = T("src_" + source_kind(e["bandwidth_source"]))
+            speed = T("sum_speed", n=f"{big['decode_tokens_per_s']:g}", src=src)
+        parts.append(T("sum_largest", size=big["size"], quant=big["quant"], speed=speed))
     fits = []
-    for method, _, _ in FINETUNE_METHODS:
-        rows = [r for r in e["finetune"] if r["method"].startswith(method) and r["fits"]]
+    for _, per_param, _, key in FINETUNE_METHODS:
+        rows = [r for r in e["finetune"] if r["bytes_per_param"] == per_param and r["fits"]]
         if rows:
-            short = method.split(",")[0].replace(" Adam mixed precision", "")
-            fits.append(f"{short} up to {max(rows, key=lambda r: r['params_b'])['size']}")
+            fits.append(T("sum_ft_item", short=T(key + "_short"),
+                          size=max(rows, key=lambda r: r["params_b"])["size"]))
     if fits:
-        parts.append("fine-tuning fits (before activations): " + ", ".join(fits))
+        parts.append(T("sum_ft_fits", items=T("sum_ft_sep").join(fits)))
     elif e["memory_bytes"] is not None:
-        parts.append("fine-tuning: none of the listed sizes fits")
-    return " ".join(parts).rstrip(";")
+        parts.append(T("sum_ft_none"))
+    return T("sum_sep").join(parts).rstrip(T("sum_end"))

@@ -135,7 +135,7 @@ def advise(report, knowledge_dir=None, lang: str = "en"):
 
     kb = load_knowledge(knowledge_dir)
     return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang),
-                          estimates=advisor.estimates(report))
+                          estimates=advisor.estimates(report, lang=lang))
 
 
 def _terminal_progress(stream=sys.stderr):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from accelgui.export import common as C
-from accelgui.report import Report, load_report
+from accelgui.report import Report, device_text, load_report
 
 FORMATS = ("text", "markdown", "html", "json")
 
@@ -54,9 +54,10 @@ def _device_label(d: dict) -> str:
     return f"{name} @ {C.clean(d.get('address'))}" if d.get("address") else name
 
 
-def compare(a: Report, b: Report) -> list[dict]:
+def compare(a: Report, b: Report, lang: str = "en") -> list[dict]:
     """The differences from ``a`` to ``b`` as change records
-    {section, item, change: added|removed|changed, a, b, pct_change, key}."""
+    {section, item, change: added|removed|changed, a, b, pct_change, key}; a device's fix
+    is given in ``lang`` (its ``fix_zh`` twin for Chinese), compared in English."""
     da, db = a.to_dict(), b.to_dict()
     changes: list[dict] = []
     if da["schema_version"] != db["schema_version"]:
@@ -97,7 +98,10 @@ def compare(a: Report, b: Report) -> list[dict]:
                                    f"{C.clean(xa.get('kind'))}, {C.clean(xa.get('readiness'))}", None))
         else:
             label = _device_label(xb)
-            changes += _diff_scalars("devices", xa, xb, DEVICE_FIELDS, prefix=f"{label}: ")
+            for change in _diff_scalars("devices", xa, xb, DEVICE_FIELDS, prefix=f"{label}: "):
+                if change["key"] == "fix":
+                    change["a"], change["b"] = device_text(xa, "fix", lang), device_text(xb, "fix", lang)
+                changes.append(change)
             ta, tb = xa.get("details") or {}, xb.get("details") or {}
             for k in list(ta) + [k for k in tb if k not in ta]:
                 va, vb = ta.get(k), tb.get(k)
@@ -216,4 +220,4 @@ def compare_files(path_a: str, path_b: str, fmt: str = "text", lang: str = "en")
     """Load two report files (ReportError names the file that cannot be used) and render
     their differences."""
     a, b = load_report(path_a), load_report(path_b)
-    return render(compare(a, b), _meta(a, path_a), _meta(b, path_b), fmt, lang)
+    return render(compare(a, b, lang), _meta(a, path_a), _meta(b, path_b), fmt, lang)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import os
 
 
@@ -649,3 +650,74 @@ def test_jetson_gpu_shares_system_memory():
     assert gpu["device"].startswith("NVIDIA Jetson Orin GPU")
     assert gpu["memory_bytes"] == 50 * GiB          # what is free now, not the whole 64 GiB
     assert any("shares system memory" in n for n in est["notes"])
+
+
+# --------------------------------------------------------------------------- estimates in Chinese
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _numbers(obj):
+    """Every number and bool of an estimates tree, by path (the language must not change them)."""
+    out = {}
+
+    def walk(x, path):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, f"{path}.{k}")
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, f"{path}[{i}]")
+        elif x is None or isinstance(x, (bool, int, float)):
+            out[path] = x
+    walk(obj, "")
+    return out
+
+
+def _keys(obj, path=""):
+    if isinstance(obj, dict):
+        return {f"{path}.{k}" for k in obj} | set().union(*(_keys(v, f"{path}.{k}") for k, v in obj.items()))
+    if isinstance(obj, list):
+        return set().union(set(), *(_keys(v, f"{path}[{i}]") for i, v in enumerate(obj)))
+    return set()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: h100_server().replace(benchmarks={
+        "cpu": {"stream": {"triad_gbps": 100.0}, "fma": {"fp32_gflops_mt": 3000.0}},
+        "gpu": {str(i): {"name": "NVIDIA H100 80GB HBM3", "triad_gbps": 3000.0,
+                         "fp32_gflops": 50000.0} for i in range(8)}}),
+    lambda: h100_server(), lambda: npu_laptop(), lambda: cpu_vm(), lambda: Report()])
+def test_estimates_in_chinese_have_the_same_numbers_and_keys(make):
+    en, zh = advisor.estimates(make()), advisor.estimates(make(), lang="zh")
+    assert en == advisor.estimates(make(), lang="en")
+    assert _numbers(zh) == _numbers(en) and _keys(zh) == _keys(en)
+    assert zh["label"] == en["label"] and zh["basis"] == en["basis"]
+    assert zh["assumptions"] == en["assumptions"] and zh["formulas"].keys() == en["formulas"].keys()
+    for text in zh["notes"] + zh["summary"] + list(zh["formulas"].values()):
+        assert _CJK.search(text), text
+    assert len(zh["notes"]) == len(en["notes"])
+    for dz, de in zip(zh["devices"], en["devices"]):
+        assert _CJK.search(dz["device"]) or dz["device"] == de["device"]
+        for key in ("memory_source", "bandwidth_source", "flops_source"):
+            assert (dz[key] is None) == (de[key] is None)
+            if dz[key]:
+                assert _CJK.search(dz[key]), dz[key]
+                assert advisor.source_kind(dz[key]) == advisor.source_kind(de[key])
+        for rz, re_ in zip(dz["finetune"], de["finetune"]):
+            assert _CJK.search(rz["method"] + rz["basis"]) and rz["bytes"] == re_["bytes"]
+    assert advisor.estimates(make(), lang="zh_CN") == zh
+
+
+def test_estimates_in_chinese_name_the_devices():
+    bench = {"gpu": {str(i): {"name": "NVIDIA H100 80GB HBM3", "triad_gbps": 3000.0}
+                     for i in range(8)}}
+    est = advisor.estimates(h100_server().replace(benchmarks=bench), lang="zh")
+    names = [d["device"] for d in est["devices"]]
+    assert names[0] == "NVIDIA H100 80GB HBM3（0 号；8 个相同设备每个都一样）"
+    assert names[1].startswith("8 × NVIDIA H100 80GB HBM3（0、1、2、3") and "模型切分" in names[1]
+    assert names[-1].startswith("CPU + 系统内存")
+    assert est["devices"][0]["bandwidth_source"] == "实测（benchmarks.gpu.0.triad_gbps）"
+    assert est["devices"][0]["finetune"][0]["method"] == "全量微调（Adam 混合精度）"
+    assert "能放下的最大 LLM" in est["summary"][0] and "实测带宽" in est["summary"][0]
+    assert not any("index" in n or "measured" in n for n in names + est["summary"])

@@ -356,6 +356,33 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
     assert "Install the NVIDIA driver" in overview and "安装 NVIDIA 驱动" not in overview
 
 
+def test_chinese_hardware_page_translates_probe_reasons_checks_and_estimates(qtbot):
+    """Probe "absent" reasons and readiness-check values are English in the report; the
+    Hardware page shows them in Chinese, and the advisor's estimates are re-made in Chinese."""
+    from accelgui.gui.workers import probe_machine
+
+    report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
+    nvidia = next(p for p in report.probes if p.name == "nvidia")
+    assert nvidia.status == "absent" and nvidia.error.startswith("no NVIDIA driver")
+    window = make_window(qtbot, report)
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    hardware = tree_texts(show(window, "hardware").tree)
+    assert "没有 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 /proc/driver/nvidia）" in hardware
+    assert "sysfs 中没有 USB 总线" in hardware
+    assert nvidia.error not in hardware and "no USB bus in sysfs" not in hardware
+    assert "缺失" in hardware                      # readiness_checks.driver = "missing"
+    est = window.report.estimates
+    assert est["devices"][-1]["device"].startswith("CPU + 系统内存")
+    overview = texts(show(window, "overview"))
+    assert "CPU + 系统内存" in overview and "CPU + system memory" not in overview
+    window.set_language("en")
+    settle(qtbot, window)
+    hardware = tree_texts(show(window, "hardware").tree)
+    assert nvidia.error in hardware and "没有 NVIDIA 驱动" not in hardware
+    assert window.report.estimates["devices"][-1]["device"].startswith("CPU + system memory")
+
+
 def test_every_ui_string_has_a_chinese_translation():
     """Each literal given to tr()/translate() in accelgui/gui has a finished zh_CN entry."""
     import ast
@@ -444,6 +471,27 @@ def test_compare_two_reports_shows_a_table(qtbot, tmp_path):
     row = next(r for r in cells if "total_bytes" in r[1])
     assert row[4] == "+100.0%"
     assert "differences" in view.result_label.text()
+
+
+def test_compare_in_chinese_shows_device_fixes_in_chinese(qtbot, tmp_path):
+    from accelgui.gui.workers import probe_machine
+
+    report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
+    gpu = next(d for d in report.devices if d.kind == "gpu")
+    fixed = report.replace(devices=[d.replace(readiness="ready", fix=None, fix_zh=None,
+                                              readiness_reason=None, readiness_reason_zh=None)
+                                    if d is gpu else d for d in report.devices])
+    window = make_window(qtbot, report)
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    view = show(window, "reports")
+    view.path_a.setText(_write_report(tmp_path / "a.json", report))
+    view.path_b.setText(_write_report(tmp_path / "b.json", fixed))
+    assert view.compare()
+    cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
+             for r in range(view.table.rowCount())]
+    row = next(r for r in cells if r[1].endswith(": fix"))
+    assert row[2] == gpu.fix_zh and gpu.fix not in row
 
 
 def test_compare_with_the_report_shown_now_and_a_bad_file(qtbot, tmp_path):

@@ -20,33 +20,6 @@ from datetime import datetime
 
 from accelgui.report import device_text
 
-# The advisor names estimate entries in English ("NVIDIA H100 (index 0)", "8 x NVIDIA H100
-# (indices 0, 1, ..., model split across them)", "CPU + system memory (Xeon ...)"); these
-# patterns give the Chinese name, device names themselves unchanged.
-_ESTIMATE_NAMES_ZH = (
-    (re.compile(r"^CPU \+ system memory(.*)$"), "CPU + 系统内存{0}"),
-    (re.compile(r"^(.*) \(index (\d+); the same for each of the (\d+) identical devices\)$"),
-     "{0}（{1} 号；{2} 个相同设备每个都一样）"),
-    (re.compile(r"^(\d+) x (.*) \(indices (.*), model split across them\)$"),
-     "{0} × {1}（{2} 号，模型切分到各设备上）"),
-    (re.compile(r"^(.*) \(index (\d+)\)$"), "{0}（{1} 号）"),
-)
-
-
-def estimate_device_name(text, lang: str = "en") -> str:
-    """An estimate entry's device name in ``lang`` (the advisor writes it in English)."""
-    text = "" if text is None else str(text)
-    if not str(lang).lower().startswith("zh"):
-        return text
-    for pattern, zh in _ESTIMATE_NAMES_ZH:
-        m = pattern.match(text)
-        if m:
-            groups = list(m.groups())
-            if zh.startswith("CPU") and groups[0].startswith(" (") and groups[0].endswith(")"):
-                groups[0] = "（" + groups[0][2:-1] + "）"
-            return zh.format(*groups)
-    return text
-
 LANGS = ("en", "zh")
 
 # --------------------------------------------------------------------------- labels (en / zh)
@@ -202,6 +175,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "fpga": ("FPGA", "FPGA"),
     "dsp": ("DSP", "DSP"),
     "accelerator": ("accelerator", "加速器"),
+    # basis of the advisor's estimates
+    "measured": ("measured", "实测"),
+    "specification": ("specification", "规格值"),
+    "partly measured": ("partly measured", "部分实测"),
+    "mixed": ("mixed", "混合"),
 }
 
 
@@ -840,10 +818,10 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
     summary = [clean(tr(x, lang)) for x in estimates.get("summary") or [] if x]
     notes = " ".join(clean(tr(x, lang)) for x in estimates.get("notes") or [] if x)
     out = [Table("estimates", L("estimates"), [L("summary")], [[x] for x in summary],
-                 note=(f"{L('basis')}: {clean(estimates.get('basis'))}. " if estimates.get("basis") else "")
+                 note=(f"{L('basis')}: {word(estimates.get('basis'), lang)}. " if estimates.get("basis") else "")
                  + notes)]
     for dev in devices:
-        name = clean(estimate_device_name(dev.get("device"), lang)) or clean(dev.get("kind")) \
+        name = clean(dev.get("device")) or clean(dev.get("kind")) \
             or L("unknown")
         facts = []
         for key, src in (("memory_bytes", "memory_source"), ("bandwidth_gbps", "bandwidth_source"),

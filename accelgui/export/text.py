@@ -184,7 +184,7 @@ def render(report, lang: str = "en") -> str:
             for line in summary:
                 out.append(f"  - {C.clean(C.tr(line, lang))}")
             if report.estimates.get("basis"):
-                out.append(f"  ({L('basis')}: {C.clean(report.estimates.get('basis'))})")
+                out.append(f"  ({L('basis')}: {C.word(report.estimates.get('basis'), lang)})")
         else:
             kv, tables = C.estimate_tables(report.estimates, lang)
             for k, v in kv:

@@ -76,7 +76,7 @@ def probe_machine(sysroot: str = "/", timeout_s: float = 5.0, deep: bool = False
 
 
 def advise_report(report, knowledge_dir: str | None = None, lang: str = "en"):
-    """The advisor's routes (texts in ``lang``) and estimates, with this user's progress.
+    """The advisor's routes and estimates (texts in ``lang``), with this user's progress.
 
     Same as accelgui.cli.advise, plus the language of the reasons.
     """
@@ -85,11 +85,8 @@ def advise_report(report, knowledge_dir: str | None = None, lang: str = "en"):
 
     kb = load_knowledge(knowledge_dir)
     done = load_done_steps()
-    try:
-        routes = advisor.assess(report, kb, done, lang=lang)
-    except TypeError:  # an advisor without the lang parameter
-        routes = advisor.assess(report, kb, done)
-    return report.replace(routes=routes, estimates=advisor.estimates(report))
+    routes = advisor.assess(report, kb, done, lang=lang)
+    return report.replace(routes=routes, estimates=advisor.estimates(report, lang=lang))
 
 
 def load_knowledge_base(knowledge_dir: str | None = None):

@@ -99,15 +99,16 @@ def diff_dicts(a: dict, b: dict) -> list[dict]:
     return rows
 
 
-def compare_reports(path_a: str, path_b: str) -> list[dict]:
-    """Rows describing what differs; uses accelgui.compare (json format) when present."""
+def compare_reports(path_a: str, path_b: str, lang: str = "en") -> list[dict]:
+    """Rows describing what differs; uses accelgui.compare (json format) when present, with
+    device fixes in ``lang``."""
     try:
         from accelgui.compare import compare_files
     except ImportError:
         compare_files = None
     if compare_files is not None:
         try:
-            data = json.loads(compare_files(path_a, path_b, "json"))
+            data = json.loads(compare_files(path_a, path_b, "json", lang=lang))
         except (ValueError, TypeError):
             data = None
         rows = _rows_from_compare(data)
@@ -299,7 +300,7 @@ class CompareView(QWidget):
             self._show_error(self.tr("Choose report B (and A, or let A be the report shown now)."))
             return False
         try:
-            rows = compare_reports(a, b)
+            rows = compare_reports(a, b, self.state.lang)
         except (OSError, ValueError) as exc:
             self._show_error(str(exc))
             return False

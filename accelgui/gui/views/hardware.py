@@ -10,8 +10,9 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from accelgui.report import device_text
-from accelgui.gui.views.common import (PROBE_COLOURS, ViewState, fmt_bytes, heading, kind_text,
-                                       muted, probe_status_text, readiness_text)
+from accelgui.gui.views.common import (PROBE_COLOURS, ViewState, check_value_text, fmt_bytes,
+                                       heading, kind_text, muted, probe_reason_text,
+                                       probe_status_text, readiness_text)
 
 LIST_PREVIEW = 12
 
@@ -160,7 +161,8 @@ class HardwareView(QWidget):
             status = probe_status_text(probe.status)
             elapsed = f" · {probe.elapsed_ms:.0f} ms" if isinstance(probe.elapsed_ms, (int, float)) else ""
             failed = probe.status in ("error", "timeout")
-            text = status + elapsed + (f" — {probe.error}" if probe.error else "")
+            message = probe_reason_text(probe.error, self.state.lang) if probe.error else ""
+            text = status + elapsed + (f" — {message}" if message else "")
             item = QTreeWidgetItem([probe.name, text])
             item.setToolTip(1, text)
             colour = QColor(PROBE_COLOURS.get(probe.status, "#6b6b6b"))
@@ -170,9 +172,9 @@ class HardwareView(QWidget):
                 font = item.font(0)
                 font.setBold(True)
                 item.setFont(0, font)
-            if probe.error and len(probe.error) > 60:    # long messages: the full text below
-                child = QTreeWidgetItem([self.tr("error") if failed else self.tr("reason"), probe.error])
-                child.setToolTip(1, probe.error)
+            if message and len(message) > 60:             # long messages: the full text below
+                child = QTreeWidgetItem([self.tr("error") if failed else self.tr("reason"), message])
+                child.setToolTip(1, message)
                 child.setForeground(1, QBrush(colour))
                 item.addChild(child)
             top.addChild(item)
@@ -203,7 +205,14 @@ class HardwareView(QWidget):
                     child = QTreeWidgetItem([self._field_name(str(k)), self._collection_summary(v)])
                     self._fill(child, str(k), v)
                 else:
-                    child = QTreeWidgetItem([self._field_name(str(k)), _value_text(str(k), v)])
+                    text = _value_text(str(k), v)
+                    if key == "readiness_checks" and isinstance(v, str):
+                        text = check_value_text(v, self.state.lang)
+                    elif key == "devices" and k == "readiness" and isinstance(v, str):
+                        text = readiness_text(v)
+                    elif key == "devices" and k == "kind" and isinstance(v, str):
+                        text = kind_text(v)
+                    child = QTreeWidgetItem([self._field_name(str(k)), text])
                     if isinstance(v, (dict, list)):
                         child.setText(1, "—")
                     child.setToolTip(1, child.text(1))

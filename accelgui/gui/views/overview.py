@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from accelgui.export.common import estimate_device_name
+from accelgui.advisor import source_kind
 from accelgui.report import device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
@@ -402,11 +404,12 @@ class OverviewView(QWidget):
                 speed = big.get("decode_tokens_per_s")
                 source = dev.get("bandwidth_source") or ""
                 cells = [
-                    estimate_device_name(dev.get("device"), state.lang) or "?",
+                    str(dev.get("device") or "?"),
                     fmt_bytes(dev.get("memory_bytes")),
                     f"{big.get('size')} {big.get('quant')}" if big else self.tr("none of the listed sizes"),
                     (self.tr("~{n} tokens/s").format(n=speed) + " " +
-                     (self.tr("(measured bandwidth)") if "measured" in source else self.tr("(specification)")))
+                     (self.tr("(measured bandwidth)") if source_kind(source) == "measured"
+                      else self.tr("(specification)")))
                     if speed else self.tr("needs a bandwidth figure"),
                     self._finetune_text(dev.get("finetune") or []),
                 ]
@@ -442,7 +445,7 @@ class OverviewView(QWidget):
         for r in rows:
             if not isinstance(r, dict) or not r.get("fits"):
                 continue
-            method = str(r.get("method") or "").split(" ")[0].rstrip(",;:")
+            method = re.split(r"[ ,;:，；：（(]", str(r.get("method") or ""), maxsplit=1)[0]
             if r.get("params_b", 0) >= best.get(method, {}).get("params_b", -1):
                 best[method] = r
         if not best:
