@@ -154,6 +154,8 @@ def _terminal_progress(stream=sys.stderr):
 
 def cmd_probe(args) -> int:
     fmt = args.format or "json"
+    if args.bench and args.sysroot != "/":
+        raise UsageError("--bench measures this machine; it cannot describe a --sysroot tree")
     report = make_report(args, on_progress=_terminal_progress() if args.bench else None)
     if args.redact:
         from accelgui.redact import redact

@@ -55,6 +55,11 @@ def test_bad_sysroot_is_a_usage_error(tmp_path, make, message):
     assert out.stdout == ""
 
 
+def test_benchmarks_are_not_mixed_into_another_machines_tree(tmp_path):
+    out = accelgui("--probe", "--bench", "quick", "--sysroot", str(tmp_path))
+    assert out.returncode == 2 and "--bench" in out.stderr and out.stdout == ""
+
+
 def test_unknown_format_is_a_usage_error():
     out = accelgui("--probe", "--format", "yaml")
     assert out.returncode == 2 and "invalid choice" in out.stderr
