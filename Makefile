@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DEBS   := $(shell grep -v '^\#' packaging/debian-packages.txt)
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test probe bench package clean system-deps help
+.PHONY: run test probe bench package check-install clean system-deps help
 
 help:
 	@echo "make run      open the desktop app"
@@ -14,6 +14,7 @@ help:
 	@echo "make probe    print the headless report of this machine"
 	@echo "make bench    run the benchmark scripts (figures against the C reference)"
 	@echo "make package  build a wheel and a PyInstaller one-folder bundle into dist/"
+	@echo "make check-install  install the wheel in a fresh venv and run it from elsewhere"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,6 +56,9 @@ package: $(STAMP)
 	  --distpath dist --workpath build/pyinstaller packaging/accelgui.spec
 	dist/accelgui/accelgui --probe --format text >/dev/null && echo "bundle: dist/accelgui/accelgui"
 
+
+check-install:
+	PYTHON=$(PYTHON) bash packaging/check-install.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

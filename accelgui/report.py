@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+
 from accelgui import SCHEMA_VERSION, __version__
 from accelgui.record import Record, factory
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Build the wheel, install it into a fresh virtual environment and run it from another
+# directory: the CLI, the knowledge base, the icons, the translations and the report schema
+# must all load from the installed package. Then validate the desktop entry and metainfo
+# when the freedesktop tools are installed (Debian: desktop-file-utils, appstream).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-python3}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+"$python" -m pip wheel --quiet --no-deps -w "$work/dist" "$here"
+"$python" -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet "$work"/dist/accelgui-*.whl
+cd "$work"
+"$work/venv/bin/accelgui" --version
+"$work/venv/bin/accelgui" --probe --format json | "$work/venv/bin/python" -c \
+  'import json, sys; d = json.load(sys.stdin); print("probe:", len(d["probes"]), "probes,", len(d["routes"]), "routes")'
+"$work/venv/bin/accelgui" --routes --lang zh --format json >/dev/null && echo "routes: ok"
+"$work/venv/bin/python" - <<'PY'
+from importlib.resources import files
+for package, name in [("accelgui", "report.schema.json"),
+                      ("accelgui.resources", "icons/accelgui.svg"),
+                      ("accelgui.resources", "icons/accelgui-256.png"),
+                      ("accelgui.resources", "translations/accelgui_zh_CN.qm"),
+                      ("accelgui.knowledge", "schema.json")]:
+    assert files(package).joinpath(name).is_file(), (package, name)
+print("package data: ok")
+PY
+QT_QPA_PLATFORM=offscreen "$work/venv/bin/python" -c \
+  'from accelgui.gui.app import create_app; from accelgui.gui.main_window import MainWindow; print("gui imports: ok")'
+if command -v desktop-file-validate >/dev/null; then
+  desktop-file-validate "$here/packaging/io.github.accelgui.Accelgui.desktop" && echo "desktop entry: ok"
+fi
+if command -v appstreamcli >/dev/null; then
+  appstreamcli validate --no-net "$here/packaging/io.github.accelgui.Accelgui.metainfo.xml"
+fi
