@@ -143,7 +143,8 @@ def compare(a: Report, b: Report, lang: str = "en") -> list[dict]:
 
 # --------------------------------------------------------------------------- rendering
 
-def _fmt(change: dict, side: str, lang: str) -> str:
+def format_side(change: dict, side: str, lang: str) -> str:
+    """One side ("a" or "b") of a change, formatted for people (units, translated words)."""
     v = change[side]
     if v is None:
         return ""
@@ -181,7 +182,7 @@ def render(changes: list[dict], meta_a: dict, meta_b: dict, fmt: str = "text", l
         return f"{C.clean(meta['file'])} ({C.clean(meta.get('created'))}{', ' + host if host else ''})"
 
     headers = [L("section"), L("item"), "A", "B", L("change")]
-    rows = [[c["section"], C.clean(c["item"]), _fmt(c, "a", lang), _fmt(c, "b", lang), _what(c, lang)]
+    rows = [[c["section"], C.clean(c["item"]), format_side(c, "a", lang), format_side(c, "b", lang), _what(c, lang)]
             for c in changes]
 
     if fmt == "text":

@@ -59,6 +59,8 @@ def app_icon() -> QIcon:
 def create_app(qt_argv: list[str] | None = None, theme: str = "system") -> QApplication:
     app = QApplication.instance()
     if app is None:
+        # Qt 6 always scales by the screen's DPI; PassThrough (its default) keeps fractional
+        # factors such as 1.25 / 1.5 instead of rounding them; set before the app exists.
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
             Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
         app = QApplication([sys.argv[0] if sys.argv and sys.argv[0] else "accelgui", *(qt_argv or [])])

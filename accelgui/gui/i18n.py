@@ -65,6 +65,7 @@ def install(lang: str, app: QCoreApplication | None = None) -> bool:
     _current = lang
     for translator in _installed:
         app.removeTranslator(translator)
+        translator.deleteLater()            # a child of the app: freed, not kept per switch
     _installed.clear()
     if lang == "en":
         return True

@@ -21,8 +21,11 @@ from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel,
 
 from accelgui import __version__
 from accelgui.gui import i18n
+from accelgui.gui.export_dialog import FORMATS as EXPORT_FORMATS
+from accelgui.gui.export_dialog import ExportDialog
 from accelgui.gui.views.benchmarks import BenchmarksView
-from accelgui.gui.views.common import READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState
+from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState,
+                                       html_escape)
 from accelgui.gui.views.compare import CompareView
 from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
@@ -244,11 +247,7 @@ class MainWindow(QMainWindow):
         for i, page in enumerate(PAGES):
             self.act_pages.append(self._action(f"Ctrl+{i + 1}", lambda _=False, p=page: self.show_page(p)))
         self.export_formats = {}
-        try:
-            from accelgui.gui.export_dialog import FORMATS
-        except ImportError:
-            FORMATS = ()
-        for fmt in FORMATS:
+        for fmt in EXPORT_FORMATS:
             act = QAction(self)
             act.triggered.connect(lambda _=False, f=fmt: self.export_dialog(f))
             self.export_formats[fmt] = act
@@ -350,6 +349,7 @@ class MainWindow(QMainWindow):
         self.act_quick.setText(self.tr("Run benchmark (quick)"))
         self.act_quick.setToolTip(self.tr("Measure this machine: memory bandwidth, FLOPS, caches (Ctrl+B)"))
         self.act_full.setText(self.tr("Run full benchmark"))
+        self.act_full.setToolTip(self.tr("A longer, more precise run with the cache sweep (Ctrl+Shift+B)"))
         self.act_cancel.setText(self.tr("Cancel"))
         self.act_cancel.setToolTip(self.tr("Stop the running benchmark (Esc)"))
         self.act_export.setText(self.tr("Export…"))
@@ -369,6 +369,8 @@ class MainWindow(QMainWindow):
         for fmt, act in self.export_formats.items():
             act.setText(labels.get(fmt, fmt))
         self.sidebar.setAccessibleName(self.tr("Pages"))
+        self.notice.close_button.setToolTip(self.tr("Dismiss"))
+        self.notice.close_button.setAccessibleName(self.tr("Dismiss"))
         for view in self.views.values():
             view.retranslate()
         self._update_title()
@@ -533,8 +535,11 @@ class MainWindow(QMainWindow):
             self.done = frozenset(done)
             self.refresh()
 
-        self._run_task(load_knowledge_base, self.options.knowledge, done=loaded,
-                       failed=lambda msg: setattr(self, "advice_error", msg))
+        def failed(message):
+            self.advice_error = message
+            self.refresh()
+
+        self._run_task(load_knowledge_base, self.options.knowledge, done=loaded, failed=failed)
 
     def probe(self) -> None:
         self._probe_gen += 1
@@ -621,6 +626,7 @@ class MainWindow(QMainWindow):
     def open_report_file(self, path: str) -> None:
         """Load a saved report in a worker, then show it in every view."""
         self.statusBar().showMessage(self.tr("Opening {path}…").format(path=path), 3000)
+        lang = self.knowledge_lang()
 
         def opened(report):
             self.opened_report = report
@@ -629,6 +635,8 @@ class MainWindow(QMainWindow):
             self.notice.hide()
             self.routes.show_list()
             self.refresh()
+            if lang != self.knowledge_lang():   # the language changed while it was loading
+                self.advise("opened")
 
         def failed(message):
             self.notice.show_message(self.tr("Could not open {path}: {error}").format(
@@ -722,16 +730,17 @@ class MainWindow(QMainWindow):
         self.benchmarks.show_cancelled()
 
     # == export / about =====================================================================
-    def export_dialog(self, fmt: str = "json"):
-        from accelgui.gui.export_dialog import ExportDialog
-
+    def export_dialog(self, fmt: str = "json") -> str | None:
+        """Ask where and how to export the report shown now; returns the file written."""
         if self.report is None:
             self.notice.show_message(self.tr("Nothing to export yet: the machine is still being probed."))
             return None
         dialog = ExportDialog(self.report, lang=i18n.knowledge_lang(self.ui_lang), fmt=fmt, parent=self)
-        if dialog.exec() and dialog.written:
-            self.notice.show_message(self.tr("Exported to {path}").format(path=dialog.written))
-        return dialog
+        written = dialog.written if dialog.exec() else None
+        dialog.deleteLater()                # one dialog per export, not one kept per export
+        if written:
+            self.notice.show_message(self.tr("Exported to {path}").format(path=written))
+        return written
 
     def about_text(self) -> str:
         rows = [
@@ -743,10 +752,21 @@ class MainWindow(QMainWindow):
             ("Python", platform.python_version()),
         ]
         table = "".join(f"<tr><td><b>{name}</b></td><td>&nbsp;{value}</td></tr>" for name, value in rows)
+
+        def key(act: QAction) -> str:
+            return act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+
+        shortcuts = [self.tr("{key}: {action}").format(key=key(act), action=act.text()) for act in (
+            self.act_quick, self.act_full, self.act_cancel, self.act_open, self.act_export,
+            self.act_reprobe, self.act_about)]
+        shortcuts.append(self.tr("{first} … {last}: go to a page").format(
+            first=key(self.act_pages[0]), last=key(self.act_pages[-1])))
+        shortcuts.append(self.tr("Alt+Left: from a learning path back to all routes"))
         return ("<h3>accelgui</h3><p>" + self.tr(
             "What this machine can do for accelerated computing: probes, measured throughput "
             "and learning routes. Nothing leaves this computer unless you export it.")
-            + f"</p><table>{table}</table>")
+            + f"</p><table>{table}</table><p><b>" + self.tr("Keyboard shortcuts") + "</b><br>"
+            + "<br>".join(html_escape(line) for line in shortcuts) + "</p>")
 
     def show_about(self) -> None:
         QMessageBox.about(self, self.tr("About accelgui"), self.about_text())
@@ -763,5 +783,4 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         self._closing = True
         self.bench.stop_and_wait()
-        self.reports.cleanup()
         super().closeEvent(event)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import traceback
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from accelgui.probes.kernels.client import parse_line
+from accelgui.probes.kernels import client
 
 KILL_AFTER_MS = 1000
 STDERR_KEEP = 4000
@@ -131,11 +130,9 @@ def open_report(path: str, knowledge_dir: str | None = None, lang: str = "en"):
 # -- the benchmark child -----------------------------------------------------------------------
 
 def benchmark_command(mode: str) -> list[str]:
-    try:
-        from accelgui.probes.kernels.client import benchmark_command as command
-    except ImportError:
-        return [sys.executable, "-m", "accelgui.probes.kernels", "--mode", mode]
-    return list(command(mode))
+    """argv of the real child; ``--watch-stdin`` ends it if the app dies without stopping it
+    (QProcess keeps the child's stdin open until then)."""
+    return client.benchmark_command(mode, watch_stdin=True)
 
 
 class BenchmarkProcess(QObject):
@@ -178,6 +175,8 @@ class BenchmarkProcess(QObject):
         self._buffer, self._stderr = b"", b""
         self._result, self._error, self._cancelling, self._ended = None, None, False, False
         self.last_progress = None
+        if self._proc is not None:          # the finished child of the previous run
+            self._proc.deleteLater()
         proc = QProcess(self)
         proc.setProgram(argv[0])
         proc.setArguments(argv[1:])
@@ -202,7 +201,7 @@ class BenchmarkProcess(QObject):
             return
         self._cancelling = True
         proc.terminate()
-        QTimer.singleShot(KILL_AFTER_MS, self._kill_if_running)
+        QTimer.singleShot(KILL_AFTER_MS, self, self._kill_if_running)
 
     def stop_and_wait(self, timeout_ms: int = KILL_AFTER_MS) -> None:
         """Stop the child now and wait for it (used when the window closes)."""
@@ -245,7 +244,7 @@ class BenchmarkProcess(QObject):
         self._stderr = (self._stderr + bytes(self._proc.readAllStandardError()))[-STDERR_KEEP:]
 
     def _handle_line(self, line: str) -> None:
-        event = parse_line(line)
+        event = client.parse_line(line)
         if not event:
             return
         kind = event.get("type")
@@ -256,13 +255,13 @@ class BenchmarkProcess(QObject):
             benchmarks = event.get("benchmarks")
             self._result = benchmarks if isinstance(benchmarks, dict) else {}
         elif kind == "error":
-            self._error = str(event.get("message") or "the benchmark reported an error")
+            self._error = str(event.get("message") or self.tr("the benchmark reported an error"))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
             program = self._proc.program() if self._proc else "?"
-            self._end("failed", f"could not start the benchmark process ({program}): "
-                                f"{self._proc.errorString() if self._proc else ''}")
+            self._end("failed", self.tr("could not start the benchmark process ({program}): {error}")
+                      .format(program=program, error=self._proc.errorString() if self._proc else ""))
 
     def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
         self._read_stdout()
@@ -279,9 +278,10 @@ class BenchmarkProcess(QObject):
         else:
             tail = self._stderr_tail()
             if status == QProcess.ExitStatus.CrashExit:
-                message = "the benchmark process crashed"
+                message = self.tr("the benchmark process crashed")
             else:
-                message = f"the benchmark process stopped (exit code {exit_code}) without a result"
+                message = self.tr("the benchmark process stopped (exit code {code}) without a "
+                                  "result").format(code=exit_code)
             self._end("failed", f"{message}{': ' + tail if tail else ''}")
 
     def _stderr_tail(self) -> str:

@@ -1,5 +1,25 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
+<context>
+    <name>BenchmarkProcess</name>
+    <message>
+        <source>the benchmark reported an error</source>
+        <translation>基准测试报告了一个错误</translation>
+    </message>
+    <message>
+        <source>could not start the benchmark process ({program}): {error}</source>
+        <translation>无法启动基准测试进程（{program}）：{error}</translation>
+    </message>
+    <message>
+        <source>the benchmark process crashed</source>
+        <translation>基准测试进程崩溃了</translation>
+    </message>
+    <message>
+        <source>the benchmark process stopped (exit code {code}) without a result</source>
+        <translation>基准测试进程已退出（退出码 {code}），没有给出结果</translation>
+    </message>
+</context>
 <context>
     <name>BenchmarksView</name>
     <message>
@@ -73,6 +93,14 @@ The rest of the app is unaffected; you can run it again.</source>
         <translation>这份报告中记录的基准测试失败了：{error}</translation>
     </message>
     <message>
+        <source>{n} points</source>
+        <translation>{n} 个点</translation>
+    </message>
+    <message>
+        <source>{n} features</source>
+        <translation>{n} 项特性</translation>
+    </message>
+    <message>
         <source>Cache sweep</source>
         <translation>缓存扫描</translation>
     </message>
@@ -127,10 +155,6 @@ The rest of the app is unaffected; you can run it again.</source>
     <message>
         <source>theoretical roof</source>
         <translation>理论上限</translation>
-    </message>
-    <message>
-        <source>(estimate)</source>
-        <translation>（估算）</translation>
     </message>
     <message>
         <source>measured roof</source>
@@ -197,10 +221,6 @@ all cores</source>
         <translation>蓝色：实测值。灰色：理论峰值（100%）。</translation>
     </message>
     <message>
-        <source>Theoretical FP64 peak estimated as cores × {ghz} GHz × flops per cycle from the SIMD features: an upper bound, not a measurement.</source>
-        <translation>FP64 理论峰值按“核心数 × {ghz} GHz × 由 SIMD 特性推出的每周期浮点运算数”估算：这是上限，不是测量值。</translation>
-    </message>
-    <message>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
@@ -211,10 +231,6 @@ all cores</source>
 </context>
 <context>
     <name>CompareView</name>
-    <message>
-        <source>only here: {items}</source>
-        <translation>仅此处有：{items}</translation>
-    </message>
     <message>
         <source>Reports</source>
         <translation>报告</translation>
@@ -565,6 +581,10 @@ all cores</source>
         <translation>运行完整基准测试</translation>
     </message>
     <message>
+        <source>A longer, more precise run with the cache sweep (Ctrl+Shift+B)</source>
+        <translation>耗时更长、更精确的完整测试，含缓存扫描（Ctrl+Shift+B）</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -631,6 +651,10 @@ all cores</source>
     <message>
         <source>Pages</source>
         <translation>页面</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
     </message>
     <message>
         <source>The translation for {lang} could not be loaded.</source>
@@ -737,8 +761,24 @@ all cores</source>
         <translation>未安装</translation>
     </message>
     <message>
+        <source>{key}: {action}</source>
+        <translation>{key}：{action}</translation>
+    </message>
+    <message>
+        <source>{first} … {last}: go to a page</source>
+        <translation>{first} … {last}：切换页面</translation>
+    </message>
+    <message>
+        <source>Alt+Left: from a learning path back to all routes</source>
+        <translation>Alt+Left：从学习路径返回全部路线</translation>
+    </message>
+    <message>
         <source>What this machine can do for accelerated computing: probes, measured throughput and learning routes. Nothing leaves this computer unless you export it.</source>
         <translation>这台机器在加速计算方面能做什么：硬件检测、实测吞吐和学习路线。除非你主动导出，任何数据都不会离开这台电脑。</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
     </message>
     <message>
         <source>About accelgui</source>
@@ -1020,12 +1060,12 @@ all cores</source>
         <translation>装不下</translation>
     </message>
     <message>
-        <source>Estimates from formulas, not measurements: real speed depends on the runtime, batch size and context length. Run a benchmark to base them on this machine's own bandwidth.</source>
+        <source>Estimates from formulas, not measurements: real speed depends on the runtime, batch size and context length. Run a benchmark to base them on this machine&apos;s own bandwidth.</source>
         <translation>这些是按公式得出的估算，不是测量值：实际速度取决于运行时、批大小和上下文长度。运行一次基准测试，即可改用本机实测的带宽来估算。</translation>
     </message>
     <message>
-        <source>Some probes had problems: {names}. &lt;a href='page:hardware'&gt;See the details on the Hardware page&lt;/a&gt;.</source>
-        <translation>部分检测出现问题：{names}。&lt;a href='page:hardware'&gt;详见“硬件”页面&lt;/a&gt;。</translation>
+        <source>Some probes had problems: {names}. &lt;a href=&apos;page:hardware&apos;&gt;See the details on the Hardware page&lt;/a&gt;.</source>
+        <translation>部分检测出现问题：{names}。&lt;a href=&apos;page:hardware&apos;&gt;详见“硬件”页面&lt;/a&gt;。</translation>
     </message>
 </context>
 <context>

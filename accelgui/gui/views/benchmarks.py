@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHeaderView,
                                QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
@@ -97,9 +97,11 @@ def figures(bench: dict) -> list[tuple[str, str]]:
                 walk(f"{prefix}.{k}" if prefix else str(k), v)
         elif isinstance(value, list):
             if prefix.endswith(("cache_sweep", "measured_points")):
-                rows.append((prefix, f"{len(value)} points"))
+                rows.append((prefix, QCoreApplication.translate("BenchmarksView", "{n} points")
+                             .format(n=len(value))))
             elif prefix.endswith("llvm_cpu_features"):
-                rows.append((prefix, f"{len(value)} features"))
+                rows.append((prefix, QCoreApplication.translate("BenchmarksView", "{n} features")
+                             .format(n=len(value))))
             elif all(not isinstance(v, (dict, list)) for v in value):
                 text = ", ".join(map(str, value))
                 rows.append((prefix, text if len(text) <= 60 else text[:57] + "…"))
@@ -125,6 +127,8 @@ class BenchmarksView(QWidget):
         self.state = ViewState()
         self._pg = None
         self._running = False
+        self._phase: tuple[str, object] = ("idle", None)   # what the run line shows, see _show_phase
+        self._rendered = None
         self._build_gen = 0
         self.building = False           # True while the plots are being built
         outer = QVBoxLayout(self)
@@ -221,14 +225,37 @@ class BenchmarksView(QWidget):
                                                   self.tr("Measured vs theoretical"),
                                                   self.tr("All figures"))):
             label.setText(text)
-        if not self._running and not self.stage.text():
-            self.progress.setFormat(self.tr("idle"))
+        self._show_phase()
         self.render(self.state)
 
     # -- run state, driven by the main window ------------------------------------------------
     def _set_stage(self, text: str) -> None:
         self.stage.setText(text)
         self.stage.setVisible(bool(text))
+
+    def _show_phase(self) -> None:
+        """The progress bar's text, the stage line and the error box for the run state, in the
+        current language (called again by retranslate, so a language switch leaves no English)."""
+        phase, data = self._phase
+        formats = {"idle": self.tr("idle"), "running": "%p%", "finished": "%p%",
+                   "cancelled": self.tr("cancelled"), "failed": self.tr("failed")}
+        self.progress.setFormat(formats[phase])
+        if phase == "running" and isinstance(data, dict):
+            message = str(data.get("message") or "")
+            self._set_stage(self.tr("Stage: {stage}").format(stage=str(data.get("stage") or ""))
+                            + (f" — {message}" if message else ""))
+        elif phase == "running":
+            self._set_stage(self.tr("Starting the benchmark process…"))
+        elif phase == "finished":
+            self._set_stage(self.tr("Finished. The results below are part of the report now."))
+        elif phase == "cancelled":
+            self._set_stage(self.tr("Benchmark cancelled."))
+        else:
+            self._set_stage("")
+        if phase == "failed":
+            self.error.setText(self.tr("The benchmark did not complete: {message}\nThe rest of the "
+                                       "app is unaffected; you can run it again.").format(message=data))
+        self.error.setVisible(phase == "failed")
 
     def set_running(self, running: bool, mode: str | None = None) -> None:
         self._running = running
@@ -238,10 +265,9 @@ class BenchmarksView(QWidget):
         self.mode.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
-            self.error.hide()
             self.progress.setValue(0)
-            self.progress.setFormat("%p%")
-            self._set_stage(self.tr("Starting the benchmark process…"))
+            self._phase = ("running", None)
+            self._show_phase()
             if not (self.state.report is not None and self.state.report.benchmarks):
                 self.render(self.state)
 
@@ -249,27 +275,23 @@ class BenchmarksView(QWidget):
         fraction = event.get("fraction")
         if isinstance(fraction, (int, float)):
             self.progress.setValue(int(max(0.0, min(1.0, float(fraction))) * 1000))
-        stage = str(event.get("stage") or "")
-        message = str(event.get("message") or "")
-        self._set_stage(self.tr("Stage: {stage}").format(stage=stage)
-                           + (f" — {message}" if message else ""))
+        self._phase = ("running", event)
+        self._show_phase()
 
     def show_finished(self) -> None:
         self.progress.setValue(1000)
-        self._set_stage(self.tr("Finished. The results below are part of the report now."))
+        self._phase = ("finished", None)
+        self._show_phase()
 
     def show_cancelled(self) -> None:
         self.progress.setValue(0)
-        self.progress.setFormat(self.tr("cancelled"))
-        self._set_stage(self.tr("Benchmark cancelled."))
+        self._phase = ("cancelled", None)
+        self._show_phase()
 
     def show_error(self, message: str) -> None:
         self.progress.setValue(0)
-        self.progress.setFormat(self.tr("failed"))
-        self._set_stage("")
-        self.error.setText(self.tr("The benchmark did not complete: {message}\nThe rest of the "
-                                   "app is unaffected; you can run it again.").format(message=message))
-        self.error.show()
+        self._phase = ("failed", message)
+        self._show_phase()
 
     # -- results -----------------------------------------------------------------------------
     def render(self, state: ViewState) -> None:
@@ -296,7 +318,7 @@ class BenchmarksView(QWidget):
             self.message.show()
             return
         key = (id(bench), id(report.cpu), state.lang, self.palette().color(QPalette.ColorRole.Base).name())
-        if key == getattr(self, "_rendered", None) and bench is old_bench:
+        if key == self._rendered and bench is old_bench:
             return  # same figures (e.g. only the routes changed): nothing to redraw
         self._rendered = key
         self.message.hide()
@@ -408,7 +430,7 @@ class BenchmarksView(QWidget):
         size = 1024
         while size <= xs[-1] * 2:
             if size >= xs[0] / 2:
-                ticks.append((math.log10(size), fmt_bytes(size).replace(".0 ", " ")))
+                ticks.append((math.log10(size), fmt_bytes(size)))
             size *= 16
         plot.getPlotItem().getAxis("bottom").setTicks([ticks, []])
         text = self.palette().color(QPalette.ColorRole.Text)
@@ -416,7 +438,7 @@ class BenchmarksView(QWidget):
             colour = CACHE_LINE_COLOURS[level]
             line = pg.InfiniteLine(pos=math.log10(size), angle=90,
                                    pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine),
-                                   label=f"{level.upper()} {fmt_bytes(size).replace('.0 ', ' ')}",
+                                   label=f"{level.upper()} {fmt_bytes(size)}",
                                    labelOpts={"position": 0.95 - 0.08 * i, "color": text,
                                               "anchors": [(0, 0.5), (0, 0.5)]})
             plot.addItem(line)

@@ -10,6 +10,8 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import (QFrame, QLabel, QLayout, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
+from accelgui.export import common as export_common
+
 
 @dataclass(frozen=True)
 class ViewState:
@@ -165,33 +167,16 @@ def check_value_text(value: Any, lang: str) -> str:
     return text
 
 
-def fmt_bytes(n: Any, binary: bool = True) -> str:
+def fmt_bytes(n: Any) -> str:
+    """Binary units ("1.5 GiB", "32 KiB"), the same as in the exported reports."""
     if n is None or isinstance(n, bool) or not isinstance(n, (int, float)):
         return unknown()
-    step = 1024.0 if binary else 1000.0
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB") if binary else ("B", "kB", "MB", "GB", "TB", "PB")
-    value, unit = float(n), units[0]
-    for unit in units:
-        if abs(value) < step or unit == units[-1]:
-            break
-        value /= step
-    if unit == "B":
-        return f"{int(value)} B"
-    return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return export_common.fmt_bytes(n)
 
 
-def fmt_num(x: Any, digits: int = 3) -> str:
-    if x is None or isinstance(x, bool):
-        return unknown() if x is None else str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if x == 0:
-            return "0"
-        if abs(x) >= 1000:
-            return f"{x:,.0f}"
-        return f"{x:.{digits}g}"
-    return str(x)
+def fmt_num(x: Any) -> str:
+    """1,234 / 12.3 / 0.0123, the same as in the exported reports; None -> "unknown"."""
+    return unknown() if x is None else export_common.fmt_num(x)
 
 
 def tr_obj(obj: Any, lang: str) -> str:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
@@ -18,153 +16,26 @@ from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState, headi
 UP, DOWN = "#2e7d32", "#c0392b"
 
 
-# -- the comparison: accelgui.compare when it offers rows, else a summary diff of the two dicts -
+# -- the comparison: accelgui.compare's change records, values formatted as in its exports ---
 
-def _fmt_bytes(n):
-    from accelgui.gui.views.common import fmt_bytes
+def compare_rows(a, b, lang: str = "en") -> list[dict]:
+    """[{"section", "field", "a", "b", "change_pct", "kind"}] of what differs from report ``a``
+    to report ``b``; values formatted by the unit in their key, device fixes in ``lang``."""
+    from accelgui.compare import compare, format_side
 
-    return fmt_bytes(n) if isinstance(n, (int, float)) else n
-
-
-def _bench_leaves(value, prefix, out):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k in ("cache_sweep", "environment", "mode", "elapsed_s", "jit_compile_s"):
-                continue
-            _bench_leaves(v, f"{prefix}.{k}", out)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            key = v.get("index", i) if isinstance(v, dict) else i
-            _bench_leaves(v, f"{prefix}[{key}]", out)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        out[("benchmarks", prefix.lstrip("."))] = value
-
-
-def summarize(d: dict) -> dict:
-    """{(section, field): value} of what a person compares between two machines."""
-    out: dict = {}
-    plat = d.get("platform") or {}
-    for key in ("os_release", "kernel", "machine", "virtualization", "container"):
-        out[("platform", key)] = plat.get(key)
-    cloud = plat.get("cloud") or {}
-    out[("platform", "cloud")] = " ".join(x for x in (cloud.get("provider"), cloud.get("instance_type")) if x) or None
-    cpu = d.get("cpu") or {}
-    for key in ("model_name", "microarchitecture", "logical_cpus", "cores_per_socket", "sockets",
-                "numa_nodes", "max_mhz"):
-        out[("cpu", key)] = cpu.get(key)
-    out[("cpu", "features")] = frozenset(cpu.get("features") or [])
-    mem = d.get("memory") or {}
-    out[("memory", "total_bytes")] = mem.get("total_bytes")
-    groups: dict = {}
-    for dev in d.get("devices") or []:
-        name = f"{dev.get('kind')}: {dev.get('name')}"
-        groups.setdefault(name, []).append(dev.get("readiness") or "unknown")
-    for name, states in groups.items():
-        summary = ", ".join(f"{states.count(s)} × {s}" for s in sorted(set(states)))
-        out[("devices", name)] = summary
-    sw = d.get("software") or {}
-    for name, version in (sw.get("packages") or {}).items():
-        out[("software", name)] = version
-    for name, version in (sw.get("toolkits") or {}).items():
-        out[("software", name)] = version
-    out[("software", "providers")] = frozenset(sw.get("providers") or [])
-    _bench_leaves(d.get("benchmarks") or {}, "", out)
-    for route in d.get("routes") or []:
-        out[("routes", route.get("id"))] = route.get("status")
-    return out
-
-
-def diff_dicts(a: dict, b: dict) -> list[dict]:
-    """[{"section", "field", "a", "b", "change_pct"}] for what differs, in report order."""
-    sa, sb = summarize(a), summarize(b)
-    rows = []
-    for key in list(sa) + [k for k in sb if k not in sa]:
-        va, vb = sa.get(key), sb.get(key)
-        if va == vb or (not va and not vb and va is not False):
-            continue
-        section, field = key
-        change = None
-        if isinstance(va, frozenset) or isinstance(vb, frozenset):
-            va, vb = va or frozenset(), vb or frozenset()
-            only_a, only_b = sorted(va - vb), sorted(vb - va)
-            only = QCoreApplication.translate("CompareView", "only here: {items}")
-            va = only.format(items=", ".join(only_a)) if only_a else "—"
-            vb = only.format(items=", ".join(only_b)) if only_b else "—"
-        elif (isinstance(va, (int, float)) and isinstance(vb, (int, float))
-              and not isinstance(va, bool) and not isinstance(vb, bool) and va):
-            change = 100.0 * (vb - va) / abs(va)
-        if field.endswith("_bytes"):
-            va, vb = _fmt_bytes(va), _fmt_bytes(vb)
-        rows.append({"section": section, "field": field, "a": va, "b": vb, "change_pct": change})
-    return rows
-
-
-def compare_reports(path_a: str, path_b: str, lang: str = "en") -> list[dict]:
-    """Rows describing what differs; uses accelgui.compare (json format) when present, with
-    device fixes in ``lang``."""
-    try:
-        from accelgui.compare import compare_files
-    except ImportError:
-        compare_files = None
-    if compare_files is not None:
-        try:
-            data = json.loads(compare_files(path_a, path_b, "json", lang=lang))
-        except (ValueError, TypeError):
-            data = None
-        rows = _rows_from_compare(data)
-        if rows is not None:
-            return rows
-    from accelgui.report import load_report
-
-    return diff_dicts(load_report(path_a).to_dict(), load_report(path_b).to_dict())
-
-
-def _rows_from_compare(data) -> list[dict] | None:
-    """Accept accelgui.compare's JSON: a list of rows, or {"differences"|"rows"|"changes": [...]}."""
-    if isinstance(data, dict):
-        for key in ("differences", "rows", "changes", "diff"):
-            if isinstance(data.get(key), list):
-                data = data[key]
-                break
-    if not isinstance(data, list):
-        return None
-    rows = []
-    for item in data:
-        if not isinstance(item, dict):
-            return None
-        field = (item.get("field") or item.get("item") or item.get("path") or item.get("key")
-                 or item.get("name"))
-        if field is None:
-            return None
-        section = item.get("section") or str(field).split(".", 1)[0]
-        a = item.get("a", item.get("old", item.get("before")))
-        b = item.get("b", item.get("new", item.get("after")))
-        if str(field).endswith("_bytes"):
-            a, b = _fmt_bytes(a), _fmt_bytes(b)
-        rows.append({"section": section, "field": str(field), "a": a, "b": b,
-                     "change_pct": item.get("change_pct", item.get("pct_change", item.get("percent"))),
-                     "kind": item.get("change")})
-    return rows
-
-
-def _text(value) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+    return [{"section": c["section"], "field": c["item"], "a": format_side(c, "a", lang) or None,
+             "b": format_side(c, "b", lang) or None, "change_pct": c["pct_change"], "kind": c["change"]}
+            for c in compare(a, b, lang)]
 
 
 class CompareView(QWidget):
     open_requested = Signal()
     show_live_requested = Signal()
-    open_path_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.state = ViewState()
         self.rows: list[dict] = []
-        self._temp_path: str | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         area, _, body = scroll_page(self)
@@ -277,48 +148,32 @@ class CompareView(QWidget):
         if path:
             edit.setText(path)
 
-    def _current_report_path(self) -> str | None:
-        if not self.state.live and self.state.source:
-            return self.state.source
-        if self.state.report is None:
-            return None
-        fd, path = tempfile.mkstemp(prefix="accelgui-shown-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(self.state.report.to_json())
-        if self._temp_path:
-            try:
-                os.unlink(self._temp_path)
-            except OSError:
-                pass
-        self._temp_path = path
-        return path
-
     def compare(self) -> bool:
-        a = self.path_a.text().strip() or self._current_report_path()
-        b = self.path_b.text().strip()
-        if not a or not b:
+        """Compare report A (a file, or the report shown now when empty) with report B."""
+        from accelgui.report import load_report
+
+        path_a, path_b = self.path_a.text().strip(), self.path_b.text().strip()
+        if not path_b or not (path_a or self.state.report is not None):
             self._show_error(self.tr("Choose report B (and A, or let A be the report shown now)."))
             return False
         try:
-            rows = compare_reports(a, b, self.state.lang)
+            a = load_report(path_a) if path_a else self.state.report
+            rows = compare_rows(a, load_report(path_b), self.state.lang)
         except (OSError, ValueError) as exc:
             self._show_error(str(exc))
             return False
         self.rows = rows
         self._fill(rows)
+        name_a = os.path.basename(path_a) if path_a else self.tr("the report shown now")
+        name_b = os.path.basename(path_b)
         if rows:
             self.result_label.setText(self.tr("{n} differences between {a} and {b}.").format(
-                n=len(rows), a=self._name(a), b=self._name(b)))
+                n=len(rows), a=name_a, b=name_b))
         else:
             self.result_label.setText(self.tr("No differences that matter between {a} and {b}.").format(
-                a=self._name(a), b=self._name(b)))
+                a=name_a, b=name_b))
         self.result_label.setStyleSheet("")
         return True
-
-    def _name(self, path: str) -> str:
-        if path == self._temp_path:
-            return self.tr("the report shown now")
-        return os.path.basename(path)
 
     def _show_error(self, message: str) -> None:
         self.table.setRowCount(0)
@@ -329,7 +184,7 @@ class CompareView(QWidget):
     def _fill(self, rows: list[dict]) -> None:
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
-            cells = [row["section"], row["field"], _text(row["a"]), _text(row["b"])]
+            cells = [row["section"], row["field"], row["a"] or "—", row["b"] or "—"]
             change = row.get("change_pct")
             kinds = {"added": self.tr("only in B"), "removed": self.tr("only in A")}
             cells.append(f"{change:+.1f}%" if isinstance(change, (int, float))
@@ -341,11 +196,3 @@ class CompareView(QWidget):
                     item.setForeground(QBrush(QColor(UP if change > 0 else DOWN)))
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
-
-    def cleanup(self) -> None:
-        if self._temp_path:
-            try:
-                os.unlink(self._temp_path)
-            except OSError:
-                pass
-            self._temp_path = None

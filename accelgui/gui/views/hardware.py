@@ -9,23 +9,24 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from accelgui.export.common import label as export_label
 from accelgui.report import device_text
-from accelgui.gui.views.common import (PROBE_COLOURS, ViewState, check_value_text, fmt_bytes,
+from accelgui.gui.views.common import (PROBE_COLOURS, ViewState, check_value_text, fmt_bytes, fmt_num,
                                        heading, kind_text, muted, probe_reason_text,
                                        probe_status_text, readiness_text)
 
 LIST_PREVIEW = 12
 
 
-def _value_text(key: str, value) -> str:
+def _value_text(key: str, value, lang: str = "en") -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return export_label("yes" if value else "no", lang)
     if isinstance(value, int) and key.endswith("_bytes"):
         return f"{fmt_bytes(value)}  ({value:,} B)"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return fmt_num(value)
     return str(value)
 
 
@@ -205,7 +206,7 @@ class HardwareView(QWidget):
                     child = QTreeWidgetItem([self._field_name(str(k)), self._collection_summary(v)])
                     self._fill(child, str(k), v)
                 else:
-                    text = _value_text(str(k), v)
+                    text = _value_text(str(k), v, self.state.lang)
                     if key == "readiness_checks" and isinstance(v, str):
                         text = check_value_text(v, self.state.lang)
                     elif key == "devices" and k == "readiness" and isinstance(v, str):
@@ -235,11 +236,11 @@ class HardwareView(QWidget):
                     v = _localized_device(v, self.state.lang)
                 else:
                     child = QTreeWidgetItem([f"[{i}]", self._collection_summary(v)
-                                             if isinstance(v, (dict, list)) else _value_text(key, v)])
+                                             if isinstance(v, (dict, list)) else _value_text(key, v, self.state.lang)])
                 self._fill(child, key, v)
                 parent.addChild(child)
         else:
-            parent.setText(1, _value_text(key, value))
+            parent.setText(1, _value_text(key, value, self.state.lang))
 
     def _field_name(self, key: str) -> str:
         if self.state.lang == "zh" and key in FIELD_NAMES_ZH:

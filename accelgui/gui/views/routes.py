@@ -27,7 +27,6 @@ def open_url(url: str) -> bool:
 
 class RoutesView(QWidget):
     step_toggled = Signal(str, bool)        # step id, done
-    open_page = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
