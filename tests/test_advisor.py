@@ -316,10 +316,10 @@ def test_overall_next_steps_prefers_routes_ready_here():
 
 @pytest.fixture(scope="module")
 def kb():
-    knowledge = pytest.importorskip("accelgui.knowledge")
-    base = knowledge.load_knowledge()
-    if not base.routes:
-        pytest.skip("knowledge base has no routes yet")
+    from accelgui.knowledge import load_knowledge
+
+    base = load_knowledge()
+    assert base.routes, "the shipped knowledge base has no routes"
     return base
 
 
@@ -328,22 +328,20 @@ def verdicts(report, kb, done=frozenset()):
 
 
 def need(kb, *route_ids):
+    """The shipped knowledge base has these routes (all 13 are promised): a missing one fails."""
     missing = [r for r in route_ids if r not in kb.routes]
-    if missing:
-        pytest.skip(f"route(s) {', '.join(missing)} not in the knowledge base yet")
+    assert not missing, f"route(s) {', '.join(missing)} missing from the knowledge base"
 
 
 def test_h100_server_gpu_and_enterprise_ready(kb):
-    need(kb, "gpu", "cpu")
+    need(kb, "gpu", "cpu", "tpu", "enterprise")
     v = verdicts(h100_server(), kb)
     assert v["gpu"].status == "ready", v["gpu"].reasons
     assert any("NVIDIA H100 80GB HBM3" in r and "compute capability 9.0" in r
                for r in v["gpu"].reasons)
     assert v["cpu"].status == "ready"
-    if "tpu" in v:
-        assert v["tpu"].status == "remote"
-        assert any("TPU" in r for r in v["tpu"].reasons)
-    need(kb, "enterprise")
+    assert v["tpu"].status == "remote"
+    assert any("TPU" in r for r in v["tpu"].reasons)
     assert v["enterprise"].status == "ready", v["enterprise"].reasons
     assert any("H100" in r for r in v["enterprise"].reasons)
 
@@ -360,28 +358,26 @@ def test_npu_laptop_partial_names_the_missing_runtime_then_ready(kb):
 
 
 def test_office_pc_with_an_igpu(kb):
-    need(kb, "gpu", "tpu", "cpu")
+    need(kb, "gpu", "tpu", "cpu", "fpga")
     v = verdicts(office_pc(), kb)
     assert v["tpu"].status == "remote"
     # UHD 770 is no compute GPU for this route: learn on a cloud GPU, and say why
     assert v["gpu"].status == "remote"
     assert any("Intel UHD Graphics 770" in r for r in v["gpu"].reasons)
     assert v["cpu"].status in ("ready", "partial")
-    if "fpga" in v:
-        assert v["fpga"].status in ("remote", "unavailable")
-        if kb.requirement("fpga.board") and kb.requirement("fpga.board")["fallback"] != "none":
-            assert v["fpga"].status == "remote"
+    assert v["fpga"].status in ("remote", "unavailable")
+    if kb.requirement("fpga.board") and kb.requirement("fpga.board")["fallback"] != "none":
+        assert v["fpga"].status == "remote"
     assert any(a.next_steps for a in v.values())
 
 
 def test_raspberry_pi_with_coral(kb):
-    need(kb, "edge")
+    need(kb, "edge", "tpu")
     edge = verdicts(rpi5_coral(), kb)["edge"]
     assert edge.status in ("ready", "partial"), edge.reasons
     assert any("Coral" in r or "Edge TPU" in r for r in edge.reasons)
     v = verdicts(rpi5_coral(), kb)
-    if "tpu" in v:        # an Edge TPU is not a Cloud TPU
-        assert v["tpu"].status == "remote"
+    assert v["tpu"].status == "remote"      # an Edge TPU is not a Cloud TPU
 
 
 def test_cpu_only_vm_gets_cpu_route_and_useful_steps(kb):
@@ -562,16 +558,14 @@ NAMED = {"acc-dgx-h100": "gpu", "acc-intel-npu-laptop": "npu", "acc-coral-rpi": 
 @pytest.mark.parametrize("tree", sorted(TREES))
 def test_recorded_trees_real_pipeline(tree, kb):
     root = os.path.join(MACHINES, tree)
-    if not os.path.isdir(root):
-        pytest.skip(f"machine tree {tree} not recorded yet")
+    assert os.path.isdir(root), f"machine tree {tree} is missing"
     from accelgui.probes.context import ProbeContext
     from accelgui.runner import run_probes
 
     report = run_probes(ProbeContext(root=root))
     v = verdicts(report, kb)
+    need(kb, *TREES[tree])
     for rid, allowed in TREES[tree].items():
-        if rid not in v:
-            continue
         assert v[rid].status in allowed, (rid, v[rid].status, v[rid].reasons)
         assert v[rid].reasons
     for rid, allowed_blocking in BLOCKING.get(tree, {}).items():
@@ -579,7 +573,7 @@ def test_recorded_trees_real_pipeline(tree, kb):
         assert got <= allowed_blocking, (rid, got)
     for rid, must in MUST_BLOCK.get(tree, {}).items():
         assert must in {b["requirement"] for b in v[rid].blocking}, v[rid].blocking
-    if tree in NAMED and NAMED[tree] in v:
+    if tree in NAMED:
         names = [d.name for d in report.devices if d.name]
         assert names
         assert any(n in r for n in names for r in v[NAMED[tree]].reasons), v[NAMED[tree]].reasons
@@ -590,8 +584,7 @@ def test_recorded_trees_real_pipeline(tree, kb):
 
 def test_h100_tree_estimates_name_the_cards(kb):
     root = os.path.join(MACHINES, "acc-dgx-h100")
-    if not os.path.isdir(root):
-        pytest.skip("machine tree acc-dgx-h100 not recorded yet")
+    assert os.path.isdir(root), "machine tree acc-dgx-h100 is missing"
     from accelgui.probes.context import ProbeContext
     from accelgui.runner import run_probes
 

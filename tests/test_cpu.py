@@ -379,8 +379,15 @@ def test_random_bytes_never_raise(tmp_path):
                     "sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_map",
                     "sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"):
             write(root, rel, bytes(rng.randrange(256) for _ in range(rng.randrange(40))))
-        got = probe(root)
-        assert isinstance(got["flags"], list)
+        got = probe(root)          # never raises, and never makes up a count from garbage
+        for key in ("logical_cpus", "online_cpus", "threads_per_core", "cores_per_socket",
+                    "sockets", "numa_nodes"):
+            assert got[key] is None or (type(got[key]) is int and got[key] >= 1), (i, key, got[key])
+        for key in ("max_mhz", "min_mhz"):
+            assert got[key] is None or got[key] > 0, (i, key, got[key])
+        for name, cache in got["caches"].items():
+            assert cache["size_bytes"] is None or cache["size_bytes"] > 0, (i, name, cache)
+        assert all(isinstance(f, str) and f for f in got["flags"]), i
 
 
 def test_unreadable_files_are_unknown_not_errors(tmp_path):
