@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--undo", metavar="STEP", action="append", default=[],
                       help="mark a learning step as not done (repeatable)")
     mode.add_argument("--version", action="version", version=f"accelgui {__version__}")
-    opt = p.add_argument_group("options")
+    opt = p.add_argument_group("settings")
     opt.add_argument("--format", choices=FORMATS, default=None,
                      help="output format (default: json for --probe, text for --routes/--compare)")
     opt.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
