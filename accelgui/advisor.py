@@ -9,16 +9,14 @@ Route status, from the route's requirements (SPEC.md, RULE language in accelgui.
                cloud, emulation or simulation: follow the route on rented or simulated hardware
   unavailable  an unmet required one has fallback "none"
 
-Unknown (a rule that evaluates to None: a benchmark that was not run, a figure the probes
-could not read) counts as *not met*, and the reason says it is unknown and how to find out:
-claiming a route is ready on evidence we do not have would send a learner to a dead end,
-while a "remote" or "partial" verdict that names the missing fact costs them one command
-(``--bench``, installing a driver) to correct. The one exception is the strongest verdict:
-"unavailable" needs a required requirement that is definitely not met (False) with fallback
-"none". A required one that is merely unknown and has no fallback (a CPU whose architecture
-the probes could not read) gives "partial", never "unavailable". A *recommended* one that is
-unknown (the Python packages of a recorded tree, a benchmark not run) does not lower a
-verdict: the reasons name it, and "partial" is kept for something known to be missing.
+Unknown (a rule that evaluates to None: a figure the probes could not read, such as the
+compute capability of a GPU missing from every table, or a CPU architecture in a tree without
+/proc/cpuinfo) is neither met nor unmet. A *required* one that is unknown gives "partial",
+never "ready" (that would send a learner on evidence we lack) and never "remote" or
+"unavailable" (those claim the hardware is missing); the reason says what is unknown. A
+*recommended* one that is unknown (the Python packages of a recorded tree, a benchmark not
+run) does not lower a verdict: the reasons name it, and "partial" is kept for something known
+to be missing.
 
 Next steps per route (at most ``MAX_STEPS``): steps not done; a step comes after its
 prerequisites (an undone prerequisite from another route is listed just before the step that
@@ -81,10 +79,9 @@ def _status(reqs: list, results: dict) -> str:
     unknown = [r for r in required if results[r["id"]][0] is None]
     if any(r.get("fallback", "none") == "none" for r in failed):
         return "unavailable"
-    if failed or any(r.get("fallback", "none") != "none" for r in unknown):
+    if failed:
         return "remote"
-    if unknown:
-        # only unknowns without a remote way: "unavailable" would need evidence we lack
+    if unknown:     # the hardware may well be there: "remote" would claim it is missing
         return "partial"
     if any(results[r["id"]][0] is False for r in reqs if r.get("level") != "required"):
         return "partial"
@@ -93,7 +90,7 @@ def _status(reqs: list, results: dict) -> str:
 
 MAX_FACTS = 3          # per reason line; blocking[].facts keeps them all
 _MORE = {"en": "{n} more", "zh": "另有 {n} 项"}
-_UNKNOWN_NOTE = {"en": "unknown, counted as not met", "zh": "未知，按未满足处理"}
+_UNKNOWN_NOTE = {"en": "unknown, so not confirmed", "zh": "未知，无法确认"}
 _UNKNOWN_RECOMMENDED = {"en": "unknown, check it yourself", "zh": "未知，请自行确认"}
 
 

@@ -218,9 +218,9 @@ def test_ready_reasons_name_the_device():
     assert gpu.blocking == []
 
 
-def test_unknown_counts_as_unmet_and_says_so():
+def test_unknown_required_is_partial_and_says_so():
     a = by_id(advisor.assess(cpu_vm(), TOY))["bench"]
-    assert a.status == "remote"
+    assert a.status == "partial"        # not confirmed, but not known to be missing either
     assert a.blocking[0]["state"] == "unknown"
     assert "run --bench" in a.reasons[0] and "unknown" in a.reasons[0]
     measured = cpu_vm(benchmarks={"cpu": {"stream": {"triad_gbps": 42.0}}})
@@ -248,7 +248,7 @@ def test_language_of_titles_and_blocking():
 def test_broken_rule_does_not_crash_the_report():
     kb = KB([route("bad", [req("bad.x", {"gpu_present": True})], [step("bad.s")])])
     a = advisor.assess(cpu_vm(), kb)[0]
-    assert a.status == "remote"
+    assert a.status == "partial"        # cannot be evaluated: neither confirmed nor ruled out
     assert "gpu_present" in a.blocking[0]["error"]
     assert "gpu_present" in a.reasons[0]
 
