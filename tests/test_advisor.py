@@ -521,11 +521,11 @@ def test_benchmark_of_another_card_is_not_used():
 # "partial" there: "ready" or "partial" is accepted where the device itself is fine.
 TREES = {
     "acc-dgx-h100": {"gpu": ("ready", "partial"), "enterprise": ("ready",), "tpu": ("remote",),
-                     "npu": ("remote",)},
+                     "npu": ("remote",), "edge": ("remote",)},
     "acc-intel-npu-laptop": {"npu": ("ready", "partial"), "tpu": ("remote",),
                              "enterprise": ("remote",)},
     "acc-office-pc": {"tpu": ("remote",), "fpga": ("remote", "unavailable"), "gpu": ("remote",),
-                      "npu": ("remote",), "enterprise": ("remote",)},
+                      "npu": ("remote",), "enterprise": ("remote",), "edge": ("remote",)},
     "acc-coral-rpi": {"edge": ("ready", "partial"), "tpu": ("remote",), "gpu": ("remote",)},
     "acc-coral-pcie": {"edge": ("ready", "partial"), "tpu": ("remote",)},
     "acc-gcp-tpu-v5e": {"tpu": ("ready", "partial"), "enterprise": ("ready", "partial"),
@@ -540,12 +540,17 @@ TREES = {
     "acc-amd-xdna-laptop": {"npu": ("ready", "partial")},
     "acc-rockchip-rk3588": {"npu": ("ready", "partial"), "edge": ("ready", "partial")},
     "acc-gaudi2": {"enterprise": ("ready", "partial"), "gpu": ("remote",)},
-    "acc-server-aspeed-only": {"gpu": ("remote",), "npu": ("remote",)},
+    "acc-server-aspeed-only": {"gpu": ("remote",), "npu": ("remote",), "edge": ("remote",)},
 }
-# partial only for software a recorded tree cannot hold (no site-packages in it)
-BLOCKING = {"acc-dgx-h100": {"gpu": {"gpu.framework"}, "enterprise": set()},
+# partial only for software a recorded tree cannot hold (no site-packages in it); every tree
+# describes its CPU and memory, so those never block
+BLOCKING = {"acc-dgx-h100": {"gpu": {"gpu.framework"}, "enterprise": set(),
+                             "cpu": {"cpu.python-stack"}},
             "acc-amd-mi300x": {"gpu": {"gpu.framework"}},
-            "acc-intel-npu-laptop": {"npu": set()}}
+            "acc-intel-npu-laptop": {"npu": set(), "cpu": {"cpu.python-stack"}},
+            "acc-office-pc": {"cpu": {"cpu.python-stack"}, "cloud": {"cloud.on-cloud"}},
+            "acc-coral-rpi": {"cpu": {"cpu.python-stack"}, "edge": {"edge.runtime"}},
+            "acc-rockchip-rk3588": {"cpu": {"cpu.python-stack"}}}
 # what must be named as missing
 MUST_BLOCK = {"acc-gpu-no-driver": {"gpu": "gpu.driver-ready"},
               "acc-radeon-desktop": {"gpu": "gpu.driver-ready"}}

@@ -352,6 +352,30 @@ def test_no_device_is_counted_twice_in_any_tree():
                 assert d.fix
 
 
+ARM_TREES = {"acc-coral-rpi", "acc-coral-usb-nofw", "acc-hailo8", "acc-rockchip-rk3588",
+             "acc-jetson-orin"}
+HYBRID = {"acc-gpu-no-driver", "acc-intel-npu-laptop", "acc-rockchip-rk3588"}
+
+
+def test_every_tree_describes_its_host():
+    """CPU, memory and kernel of each machine are known (the advisor's verdicts need them)."""
+    for tree in sorted(MACHINES.glob("acc-*")):
+        report = run_probes(ProbeContext(root=str(tree)),
+                            probes=[p for p in PROBES if p.name in {"platform", "cpu", "memory"}])
+        cpu, mem, plat = report.cpu, report.memory, report.platform
+        arch = "aarch64" if tree.name in ARM_TREES else "x86_64"
+        assert (cpu.arch, plat.machine, plat.os) == (arch, arch, "Linux"), tree.name
+        assert cpu.model_name and cpu.microarchitecture and plat.kernel and plat.os_release, tree.name
+        assert cpu.logical_cpus >= 4 and cpu.online_cpus == cpu.logical_cpus, tree.name
+        assert cpu.sockets and cpu.numa_nodes == cpu.sockets, tree.name
+        counted = cpu.sockets * cpu.cores_per_socket * cpu.threads_per_core
+        if tree.name in HYBRID:         # cores of two kinds, lscpu's counts do not multiply
+            assert cpu.sockets * cpu.cores_per_socket <= cpu.logical_cpus != counted, tree.name
+        else:
+            assert cpu.logical_cpus == counted, tree.name
+        assert mem.total_bytes > 4 * 2**30 and 0 < mem.available_bytes <= mem.total_bytes, tree.name
+
+
 # ---------------------------------------------------------------------------------------
 # classification rules
 # ---------------------------------------------------------------------------------------
