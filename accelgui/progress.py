@@ -33,6 +33,12 @@ def data_dir() -> str:
     override = os.environ.get(ENV_VAR)
     if override:
         return os.path.abspath(os.path.expanduser(override))
+    if sys.platform.startswith("linux"):
+        # platformdirs' XDG rule, inline: importing platformdirs (it pulls in tempfile and
+        # shutil) costs the headless probe ~5 ms, and the probe only needs this one path.
+        # tests/test_progress.py checks that the two agree.
+        base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+        return os.path.join(base, "accelgui")
     import platformdirs
 
     return platformdirs.user_data_dir("accelgui", appauthor=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import pytest
 
@@ -100,3 +101,16 @@ def test_cli_done_and_undo(data_dir, capsys):
     assert step not in progress.load_done()
     assert cli.main(["--done", "no.such-step"]) == 2
     assert "unknown step" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the inline rule is Linux's")
+@pytest.mark.parametrize("xdg", [None, "", "/srv/xdg-data"])
+def test_linux_data_dir_is_the_one_platformdirs_gives(monkeypatch, xdg):
+    import platformdirs
+
+    monkeypatch.delenv("ACCELGUI_DATA_DIR", raising=False)
+    if xdg is None:
+        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+    assert progress.data_dir() == platformdirs.user_data_dir("accelgui", appauthor=False)
