@@ -18,6 +18,14 @@ from accelgui.report import ProbeResult, Report, assemble
 DEFAULT_TIMEOUT_S = 5.0
 
 
+def _describe(exc: BaseException) -> str:
+    import traceback
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] or None
+    where = f" ({frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
 class _Run(threading.Thread):
     def __init__(self, probe: Probe, ctx: ProbeContext):
         super().__init__(name=f"probe-{probe.name}", daemon=True)
@@ -25,20 +33,25 @@ class _Run(threading.Thread):
         self.fragment: dict | None = None
         self.error: str | None = None
         self.elapsed_ms: float | None = None
+        # Import the probe's module here, in the caller's thread: ten threads importing at
+        # once contend for the import locks and the GIL (a third of the probes' wall time).
+        # Probe modules import native libraries inside the probe, never at import time.
+        try:
+            self.func = probe.load()
+        except Exception as exc:  # noqa: BLE001 - reported as this probe's error
+            self.func, self.error = None, _describe(exc)
 
     def run(self):
+        if self.func is None:
+            return
         start = time.perf_counter()
         try:
-            result = self.probe.load()(self.ctx)
+            result = self.func(self.ctx)
             if not isinstance(result, dict):
                 raise TypeError(f"probe returned {type(result).__name__}, not a fragment dict")
             self.fragment = result
         except BaseException as exc:  # noqa: BLE001 - a probe must never stop the report
-            import traceback
-
-            frame = traceback.extract_tb(exc.__traceback__)[-1:] or None
-            where = f" ({frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
-            self.error = f"{type(exc).__name__}: {exc}{where}"
+            self.error = _describe(exc)
         finally:
             self.elapsed_ms = round((time.perf_counter() - start) * 1000, 2)
 

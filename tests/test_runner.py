@@ -97,3 +97,12 @@ def test_a_probe_with_its_own_timeout(monkeypatch):
     # its own 0.2 s limit applied, not the run's 10 s
     assert report.probes[0].error == "no answer within 0.2 s"
     assert not _hang_finished.is_set()
+
+
+def test_a_probe_whose_module_fails_to_import_is_an_error(monkeypatch):
+    probes = [_probe("good", _ok, monkeypatch), Probe("missing", "no_such_module:probe")]
+    report = run_probes(ProbeContext(), timeout_s=2.0, probes=probes)
+    status = {p.name: p for p in report.probes}
+    assert status["missing"].status == "error"
+    assert "ModuleNotFoundError" in status["missing"].error
+    assert status["good"].status == "ok" and report.cpu.model_name == "Test CPU"
