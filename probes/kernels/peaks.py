@@ -16,46 +16,24 @@ import functools
 import json
 import os
 import re
-from importlib import resources
 
+from accelgui.data import read_bytes
 from accelgui.probes.context import ProbeContext
-
-_SIZE_RE = re.compile(r"^\s*(\d+)\s*([KMG]?)", re.I)
-_UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+from accelgui.probes.cpu import parse_cpulist, parse_size, read_cpuinfo  # noqa: F401 (parse_size re-exported)
+from accelgui.probes.memory import parse_meminfo
 
 
 @functools.lru_cache(maxsize=1)
 def load_table() -> dict:
     """The per-microarchitecture FMA table shipped with the package."""
-    text = resources.files("accelgui.probes.kernels").joinpath("uarch_peaks.json").read_text("utf-8")
-    return json.loads(text)
+    return json.loads(read_bytes("accelgui.probes.kernels", "uarch_peaks.json"))
 
 
 # ---------------------------------------------------------------- sysfs / procfs readers
 
-def parse_size(text: str | None) -> int | None:
-    """'32K' -> 32768 (sysfs cache size syntax)."""
-    if not text:
-        return None
-    m = _SIZE_RE.match(text)
-    if not m:
-        return None
-    return int(m.group(1)) * _UNIT[m.group(2).upper()]
-
-
 def parse_cpu_list(text: str | None) -> list[int]:
-    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]."""
-    cpus: list[int] = []
-    for part in (text or "").strip().split(","):
-        part = part.strip()
-        if not part:
-            continue
-        lo, _, hi = part.partition("-")
-        try:
-            cpus.extend(range(int(lo), int(hi or lo) + 1))
-        except ValueError:
-            continue
-    return cpus
+    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]; [] when missing or malformed."""
+    return sorted(parse_cpulist(text) or ())
 
 
 def online_cpus(ctx: ProbeContext) -> list[int]:
@@ -127,17 +105,8 @@ def cache_sizes(ctx: ProbeContext, cpus: list[int] | None = None) -> dict:
 
 
 def cpuinfo(ctx: ProbeContext) -> dict:
-    """The first processor block of /proc/cpuinfo (plus the flag set)."""
-    text = ctx.read_text("proc/cpuinfo") or ""
-    info: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip():
-            if info.get("flags") or info.get("Features"):
-                break
-            continue
-        key, sep, value = line.partition(":")
-        if sep:
-            info.setdefault(key.strip(), value.strip())
+    """The identity fields of /proc/cpuinfo (its first value of each key) and the flag set."""
+    info = read_cpuinfo(ctx).first
     flags = set((info.get("flags") or info.get("Features") or "").split())
     return {"vendor_id": info.get("vendor_id"), "model_name": info.get("model name") or info.get("Model"),
             "family": _int(info.get("cpu family")), "model": _int(info.get("model")),
@@ -172,12 +141,8 @@ def cpufreq_max_mhz(ctx: ProbeContext, cpus: list[int]) -> float | None:
 
 
 def available_memory_bytes(ctx: ProbeContext) -> int | None:
-    text = ctx.read_text("proc/meminfo") or ""
-    m = re.search(r"^MemAvailable:\s+(\d+)\s*kB", text, re.M)
-    if m:
-        return int(m.group(1)) * 1024
-    m = re.search(r"^MemFree:\s+(\d+)\s*kB", text, re.M)
-    return int(m.group(1)) * 1024 if m else None
+    info = parse_meminfo(ctx.read_text("proc/meminfo"))
+    return info.get("MemAvailable", info.get("MemFree"))
 
 
 # ---------------------------------------------------------------- microarchitecture
