@@ -595,28 +595,31 @@ _DMI_HYPERVISORS = (             # (substring of DMI strings, lscpu-style vendor
 )
 
 
-def dmi_strings(ctx) -> dict[str, str]:
-    r = ctx
-    out = {}
-    for key in ("sys_vendor", "product_name", "product_version", "board_vendor", "board_name",
-                "bios_vendor", "bios_version", "chassis_vendor", "chassis_asset_tag"):
-        value = r.read_line(f"sys/class/dmi/id/{key}")
-        if value:
-            out[key] = value
-    return out
+DMI_KEYS = ("sys_vendor", "product_name", "product_version", "product_family", "board_vendor",
+            "board_name", "bios_vendor", "bios_version", "bios_date", "chassis_vendor",
+            "chassis_type", "chassis_asset_tag", "product_serial", "product_uuid",
+            "board_serial", "chassis_serial")
+
+
+def read_dmi(ctx) -> dict[str, str]:
+    """The tree's DMI strings, read once per context (the hypervisor check here and the
+    platform probe both need them). Serials and UUIDs are kept: redaction removes them."""
+    def read() -> dict[str, str]:
+        values = {key: ctx.read_line(f"sys/class/dmi/id/{key}") for key in DMI_KEYS}
+        return {key: value for key, value in values.items() if value}
+    return ctx.shared("dmi", read)
 
 
 def _pci_ids(ctx) -> set[tuple[int, int]]:
-    r = ctx
     ids = set()
-    for addr in r.listdir("sys/bus/pci/devices"):
-        vendor = r.read_line(f"sys/bus/pci/devices/{addr}/vendor")
-        device = r.read_line(f"sys/bus/pci/devices/{addr}/device")
+    for addr in ctx.listdir("sys/bus/pci/devices"):
+        vendor = ctx.read_line(f"sys/bus/pci/devices/{addr}/vendor")
+        device = ctx.read_line(f"sys/bus/pci/devices/{addr}/device")
         try:
             ids.add((int(vendor or "", 16), int(device or "", 16)))
         except ValueError:
             continue
-    text = r.read_text("proc/bus/pci/devices") or ""
+    text = ctx.read_text("proc/bus/pci/devices") or ""
     for m in re.finditer(r"^[0-9a-f]{4}\t([0-9a-f]{4})([0-9a-f]{4})", text, re.M):
         ids.add((int(m.group(1), 16), int(m.group(2), 16)))
     return ids
@@ -636,31 +639,30 @@ def hypervisor_vendor(ctx, flags: list[str] | None = None, dmi: dict | None = No
 
 
 def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | None:
-    r = ctx
-    osrelease = r.read_line("proc/sys/kernel/osrelease") or ""
+    osrelease = ctx.read_line("proc/sys/kernel/osrelease") or ""
     if "Microsoft" in osrelease:
         return "Windows Subsystem for Linux"
     if "microsoft" in osrelease.lower():           # WSL2: a Hyper-V VM
         return "Microsoft"
-    compatible = (r.read_text("proc/device-tree/compatible") or "").split("\x00")
+    compatible = (ctx.read_text("proc/device-tree/compatible") or "").split("\x00")
     if "ibm,powernv" in compatible:
         return None
-    if r.exists("proc/device-tree/ibm,partition-name") and r.exists("proc/device-tree/hmc-managed?") \
-            and not r.exists("proc/device-tree/chosen/qemu,graphic-width"):
+    if ctx.exists("proc/device-tree/ibm,partition-name") and ctx.exists("proc/device-tree/hmc-managed?") \
+            and not ctx.exists("proc/device-tree/chosen/qemu,graphic-width"):
         return "pHyp"
     if "qemu,pseries" in compatible:
         return "KVM"
-    if r.exists("proc/xen") or (r.read_line("sys/hypervisor/type") or "").lower() == "xen":
+    if ctx.exists("proc/xen") or (ctx.read_line("sys/hypervisor/type") or "").lower() == "xen":
         return "Xen"
-    sysinfo = r.read_text("proc/sysinfo")
+    sysinfo = ctx.read_text("proc/sysinfo")
     if sysinfo is not None and ("Manufacturer:" in sysinfo or "Type:" in sysinfo):
         for line in sysinfo.splitlines():
             if "Control Program:" in line:
                 return "KVM" if "KVM" in line else "IBM"
         return "IBM"
-    if r.exists("proc/vz") and not r.exists("proc/bc"):
+    if ctx.exists("proc/vz") and not ctx.exists("proc/bc"):
         return "Parallels"
-    dmi = dmi_strings(ctx) if dmi is None else dmi
+    dmi = read_dmi(ctx) if dmi is None else dmi
     product = dmi.get("product_name", "")
     if dmi.get("sys_vendor") == "Microsoft Corporation" and product == "Virtual Machine":
         return "Microsoft"
@@ -676,8 +678,8 @@ def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | 
                 return vendor
         if dmi.get("chassis_asset_tag") == "OracleCloud.com":
             return "KVM"
-    clock = (r.read_line("sys/devices/system/clocksource/clocksource0/available_clocksource") or "") + \
-        " " + (r.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource") or "")
+    clock = (ctx.read_line("sys/devices/system/clocksource/clocksource0/available_clocksource") or "") + \
+        " " + (ctx.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource") or "")
     if "kvm-clock" in clock:
         return "KVM"
     if "hyperv" in clock:
@@ -933,7 +935,6 @@ def on_linux() -> bool:
 
 
 def probe(ctx) -> dict:
-    r = ctx
     if ctx.live and not on_linux() and ctx.read_text("proc/cpuinfo", limit=1) is None:
         return {"cpu": _probe_py_cpuinfo()}
     info = read_cpuinfo(ctx)
@@ -952,17 +953,17 @@ def probe(ctx) -> dict:
         vendor_id = vendor_id or info.first.get("mvendorid")
         model_name = model_name or info.first.get("uarch")
 
-    ids, possible, present, online = _cpu_ids(r)
+    ids, possible, present, online = _cpu_ids(ctx)
     if present is not None and present:
         logical = len(present)
     elif possible:
         logical = len(possible)
     else:
         logical = len(info.cpus) or None
-    threads, cores_per_socket, sockets = _topology(r, ids, ct.get("mtid"), info.cpu_type)
+    threads, cores_per_socket, sockets = _topology(ctx, ids, ct.get("mtid"), info.cpu_type)
     if threads is None and cores_per_socket is None:
         threads, cores_per_socket, sockets = _topology_from_cpuinfo(info)
-    max_mhz, min_mhz = _frequencies(r, ids, present, info)
+    max_mhz, min_mhz = _frequencies(ctx, ids, present, info)
     features = normalise_features(arch, flags, info, model_name)
     cpu_part = ct.get("model") if impl_raw and impl_raw.startswith("0x") else None
     uarch = microarchitecture(arch, impl_raw, flags, cpu_part=cpu_part, implementer=impl_raw,
@@ -978,10 +979,10 @@ def probe(ctx) -> dict:
         "threads_per_core": threads,
         "cores_per_socket": cores_per_socket,
         "sockets": sockets,
-        "numa_nodes": _numa_nodes(r),
+        "numa_nodes": _numa_nodes(ctx),
         "flags": flags,
         "features": features,
-        "caches": _caches(r, ids, info.ecaches),
+        "caches": _caches(ctx, ids, info.ecaches),
         "max_mhz": max_mhz,
         "min_mhz": min_mhz,
         "hypervisor_vendor": hypervisor_vendor(ctx, flags),

@@ -22,8 +22,7 @@ def parse_meminfo(text: str | None) -> dict[str, int]:
 def probe(ctx) -> dict:
     from accelgui.probes.cpu import _numa_nodes
 
-    r = ctx
-    info = parse_meminfo(r.read_text("proc/meminfo"))
+    info = parse_meminfo(ctx.read_text("proc/meminfo"))
     total = info.get("MemTotal") or None
     available = info.get("MemAvailable")
     if available is None and total is not None and "MemFree" in info:
@@ -40,6 +39,6 @@ def probe(ctx) -> dict:
     result = {
         "total_bytes": total,
         "available_bytes": available if total is not None else None,
-        "numa_nodes": _numa_nodes(r),
+        "numa_nodes": _numa_nodes(ctx),
     }
     return {"memory": result}

@@ -12,19 +12,13 @@ from __future__ import annotations
 import os
 import re
 
-from accelgui.probes.cpu import hypervisor_vendor, on_linux, read_cpuinfo, tree_arch
+from accelgui.probes.cpu import hypervisor_vendor, on_linux, read_cpuinfo, read_dmi, tree_arch
 
 AZURE_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
 _INSTANCE_TYPE = re.compile(r"[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9-]+")
 _VIRT = {"KVM": "kvm", "Xen": "xen", "Microsoft": "hyperv", "VMware": "vmware",
          "Oracle": "virtualbox", "Parallels": "parallels", "pHyp": "powervm", "bhyve": "bhyve",
          "Windows Subsystem for Linux": "wsl", "Apple": "apple"}
-_DMI_KEYS = ("sys_vendor", "product_name", "product_version", "product_family", "board_vendor",
-             "board_name", "bios_vendor", "bios_version", "bios_date", "chassis_vendor",
-             "chassis_type", "chassis_asset_tag", "product_serial", "product_uuid",
-             "board_serial", "chassis_serial")
-
-
 def parse_os_release(text: str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in (text or "").splitlines():
@@ -41,16 +35,6 @@ def parse_os_release(text: str | None) -> dict[str, str]:
             if quote == '"':
                 value = re.sub(r'\\([\\"$`])', r"\1", value)
         out[key.strip()] = value
-    return out
-
-
-def read_dmi(ctx) -> dict[str, str]:
-    r = ctx
-    out = {}
-    for key in _DMI_KEYS:
-        value = r.read_line(f"sys/class/dmi/id/{key}")
-        if value:
-            out[key] = value
     return out
 
 
@@ -102,21 +86,20 @@ def cloud_from_dmi(dmi: dict[str, str]) -> dict | None:
 
 
 def detect_container(ctx) -> str | None:
-    r = ctx
-    cgroup = (r.read_text("proc/self/cgroup") or "") + "\n" + (r.read_text("proc/1/cgroup") or "")
+    cgroup = (ctx.read_text("proc/self/cgroup") or "") + "\n" + (ctx.read_text("proc/1/cgroup") or "")
     if "kubepods" in cgroup or (ctx.live and ctx.env.get("KUBERNETES_SERVICE_HOST")):
         return "kubernetes"
-    declared = r.read_line("run/systemd/container")
+    declared = ctx.read_line("run/systemd/container")
     if declared and re.fullmatch(r"[\w.-]+", declared):
         return declared.lower()
-    if r.exists("run/.containerenv") or "libpod" in cgroup:
+    if ctx.exists("run/.containerenv") or "libpod" in cgroup:
         return "podman"
-    if r.exists(".dockerenv") or re.search(r"/docker[/-]|docker-[0-9a-f]", cgroup):
+    if ctx.exists(".dockerenv") or re.search(r"/docker[/-]|docker-[0-9a-f]", cgroup):
         return "docker"
     if re.search(r"/lxc[/.]|lxc\.payload", cgroup):
         return "lxc"
     if ctx.live:
-        environ = r.read_text("proc/1/environ") or ""
+        environ = ctx.read_text("proc/1/environ") or ""
         m = re.search(r"(?:^|\x00)container=([\w.-]+)", environ)
         if m:
             return m.group(1).lower()
@@ -140,17 +123,16 @@ def virtualization(ctx, hv: str | None, kernel: str | None, flags: list[str]) ->
 
 
 def probe(ctx) -> dict:
-    r = ctx
     live = ctx.live
     if live and not on_linux():
         return {"platform": _non_linux()}
     info = read_cpuinfo(ctx)
     flags = info.type.get("flags", "").split()
-    rel = parse_os_release(r.read_text("etc/os-release") or r.read_text("usr/lib/os-release"))
+    rel = parse_os_release(ctx.read_text("etc/os-release") or ctx.read_text("usr/lib/os-release"))
     os_release = rel.get("PRETTY_NAME") or " ".join(
         x for x in (rel.get("NAME"), rel.get("VERSION") or rel.get("VERSION_ID")) if x) or None
-    kernel = r.read_line("proc/sys/kernel/osrelease")
-    hostname = r.read_line("proc/sys/kernel/hostname") or r.read_line("etc/hostname")
+    kernel = ctx.read_line("proc/sys/kernel/osrelease")
+    hostname = ctx.read_line("proc/sys/kernel/hostname") or ctx.read_line("etc/hostname")
     if live:
         try:
             kernel = os.uname().release or kernel
@@ -160,8 +142,8 @@ def probe(ctx) -> dict:
             hostname = os.uname().nodename or hostname      # = socket.gethostname() on Linux
         except (AttributeError, OSError):
             pass
-    is_linux = live or r.exists("proc") or r.exists("sys")
-    dmi = read_dmi(ctx)
+    is_linux = live or ctx.exists("proc") or ctx.exists("sys")
+    dmi = dict(read_dmi(ctx))
     hv = hypervisor_vendor(ctx, flags)       # shared with the cpu probe
     result = {
         "os": "Linux" if is_linux else None,
