@@ -343,6 +343,17 @@ _RISCV_EXT = {"zfh", "zfhmin", "zvfh", "zvfhmin", "zba", "zbb", "zbc", "zbs", "z
               "zvksh", "zvfbfmin", "zvfbfwma", "zfa", "zicond", "zkt", "zawrs", "zacas"}
 
 
+def _flag_renames(arch: str) -> dict | None:
+    """The kernel-flag -> feature-name table of architectures whose flags map one to one."""
+    if arch in ("x86_64", "i686", "i586", "i386"):
+        return _X86_FEATURES
+    for prefix, table in (("s390", _S390_FEATURES), ("loongarch", _LOONG_FEATURES),
+                          ("sparc", _SPARC_FEATURES)):
+        if arch.startswith(prefix):
+            return table
+    return None
+
+
 def normalise_features(arch: str | None, flags: list[str], info: CpuInfo, model_name) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
@@ -353,18 +364,15 @@ def normalise_features(arch: str | None, flags: list[str], info: CpuInfo, model_
             out.append(name)
 
     arch = arch or ""
-    if arch in ("x86_64", "i686", "i586", "i386"):
+    renames = _flag_renames(arch)
+    if renames is not None:                 # the kernel flag names map one to one
         for f in flags:
-            if f in _X86_FEATURES:
-                add(_X86_FEATURES[f])
+            if f in renames:
+                add(renames[f])
     elif arch == "aarch64" or arch.startswith("arm"):
         for f in flags:
             for name in _ARM_FEATURES.get(f, ()):
                 add(name)
-    elif arch.startswith("s390"):
-        for f in flags:
-            if f in _S390_FEATURES:
-                add(_S390_FEATURES[f])
     elif arch.startswith("ppc"):
         cpu = model_name or info.first.get("cpu", "")
         if "altivec" in cpu.lower():
@@ -389,14 +397,6 @@ def normalise_features(arch: str | None, flags: list[str], info: CpuInfo, model_
         for ext in parts[1:]:
             if ext in _RISCV_EXT:
                 add(ext)
-    elif arch.startswith("loongarch"):
-        for f in flags:
-            if f in _LOONG_FEATURES:
-                add(_LOONG_FEATURES[f])
-    elif arch.startswith("sparc"):
-        for f in flags:
-            if f in _SPARC_FEATURES:
-                add(_SPARC_FEATURES[f])
     elif arch.startswith("mips"):
         if "msa" in flags:
             add("msa")
