@@ -218,9 +218,9 @@ def assemble(sections: dict, probes: list[ProbeResult], sysroot: str = "/") -> R
 
 def schema() -> dict:
     """The shipped JSON Schema of the report."""
-    from importlib.resources import files
+    from accelgui.data import read_bytes
 
-    return json.loads(files("accelgui").joinpath("report.schema.json").read_text("utf-8"))
+    return json.loads(read_bytes("accelgui", "report.schema.json"))
 
 
 def validate(data: dict) -> None:

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from report_fixtures import REPORTS
+
 from accelgui.compare import compare, compare_files
 from accelgui.report import Report, ReportError, load_report
 
-REPORTS = Path(__file__).parent / "fixtures" / "reports"
 RICH = REPORTS / "rich.json"
 
 

@@ -17,22 +17,12 @@ import pytest
 
 from accelgui.export import FORMATS, render
 from accelgui.export import common as C
-from accelgui.report import Report, load_report, validate
+from report_fixtures import REPORTS, has_qt_gui, load
 
-REPORTS = Path(__file__).parent / "fixtures" / "reports"
+from accelgui.report import Report, validate
+
 HOSTILE_BITS = ("<script>", "</script>", "<img", "<svg", "javascript:", "\x07", "\x1b", "\u202e")
 
-
-def load(name: str) -> Report:
-    return load_report(str(REPORTS / f"{name}.json"))
-
-
-def has_qt_gui() -> bool:
-    try:
-        import PySide6.QtGui  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def controls(text: str) -> list[str]:

@@ -11,9 +11,10 @@ import pytest
 
 from accelgui.export import FORMATS, render
 from accelgui.redact import redact, redact_data
-from accelgui.report import load_report, validate
+from report_fixtures import REPORTS, has_qt_gui, load
 
-REPORTS = Path(__file__).parent / "fixtures" / "reports"
+from accelgui.report import validate
+
 
 # identifying values the rich fixture holds (host name, DMI serials/UUID/asset tag, GPU UUIDs
 # and serials, a DPU's MAC and serial, a user name in paths)
@@ -22,17 +23,6 @@ SECRETS = ["dgx-h100-07", "corp.example.com", "S452180X3A19107", "3f2b9a10-7c1d-
            "1654923012340", "1654923012347", "b8:3f:d2:1a:2b:3c", "MT2334XZ0ABC", "alice"]
 MINIMAL_SECRETS = ["ip-10-0-3-17", "ec2a7f55-3b1e-9c0d-2e4f-5a6b7c8d9e0f"]
 
-
-def load(name):
-    return load_report(str(REPORTS / f"{name}.json"))
-
-
-def has_qt_gui() -> bool:
-    try:
-        import PySide6.QtGui  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def as_text(out) -> str:
