@@ -567,10 +567,11 @@ def gpu_value(entry: dict, *names):
     return None
 
 
-GPU_TRIAD = ("triad_gbps", "device_triad_gbps", "bandwidth_gbps", "device_gbps", "dram_gbps")
-GPU_FP32 = ("fp32_gflops", "fma_fp32_gflops", "peak_fp32_gflops_measured")
-GPU_PEAK_BW = ("peak_gbps", "theoretical_gbps", "memory_peak_gbps", "nvml_peak_gbps")
-GPU_PEAK_FP32 = ("theoretical_fp32_gflops", "peak_fp32_gflops")
+# The figures the benchmark child writes per GPU (probes/kernels/gpu_kernels.py); it has no
+# theoretical FP32 figure, so the FP32 bar stands alone.
+GPU_TRIAD = ("triad_gbps",)
+GPU_FP32 = ("fp32_gflops",)
+GPU_PEAK_BW = ("memory_peak_gbps",)
 
 
 def dig(obj, *path):
@@ -709,7 +710,7 @@ def gpu_rows(benchmarks, lang: str = "en") -> tuple[list[str], list[list[str]], 
         why = next((gpu.get(k) for k in ("skipped", "reason", "error") if isinstance(gpu.get(k), str)), None)
         note = clean(why) if why else None
     keys: list[str] = []
-    preferred = list(GPU_TRIAD + GPU_PEAK_BW + GPU_FP32 + GPU_PEAK_FP32) + ["h2d_gbps", "d2h_gbps"]
+    preferred = list(GPU_TRIAD + GPU_PEAK_BW + GPU_FP32) + ["h2d_gbps", "d2h_gbps"]
     for e in entries:
         for k, v in e.items():
             if num(v) is not None and k != "index" and k not in keys:
@@ -730,8 +731,8 @@ def theoretical_pairs(benchmarks, lang: str = "en") -> list[tuple[str, float, fl
 
     Theoretical figures are looked up next to the measured one: ``d["theoretical"][key]``,
     ``d["theoretical_" + key]`` or ``d["peak_" + key]``; for all-thread CPU figures also
-    ``benchmarks.cpu.theoretical[key]``; for GPUs ``peak_gbps`` / ``theoretical_gbps`` and
-    ``theoretical_fp32_gflops``."""
+    ``benchmarks.cpu.theoretical[key]``; for GPUs the memory peak from NVML
+    (``memory_peak_gbps``)."""
     out: list = []
     if not isinstance(benchmarks, dict):
         return out
@@ -758,7 +759,7 @@ def theoretical_pairs(benchmarks, lang: str = "en") -> list[tuple[str, float, fl
             out.append((f"{name} triad", bw, gpu_value(entry, *GPU_PEAK_BW), "GB/s"))
         fl = gpu_value(entry, *GPU_FP32)
         if fl is not None:
-            out.append((f"{name} FP32 FMA", fl, gpu_value(entry, *GPU_PEAK_FP32), "GFLOP/s"))
+            out.append((f"{name} FP32 FMA", fl, None, "GFLOP/s"))
     return out
 
 

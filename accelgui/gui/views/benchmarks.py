@@ -499,11 +499,10 @@ class BenchmarksView(QWidget):
             suffix = f" ×{len(gpus)}" if len(gpus) > 1 else ""
             if num(gpu.get("triad_gbps")):
                 rows.append((self.tr("GPU memory") + "\n" + self.tr("(one device)") + suffix, gpu["triad_gbps"],
-                             num(gpu.get("memory_peak_gbps")) or num(gpu.get("peak_gbps")), "GB/s"))
+                             num(gpu.get("memory_peak_gbps")), "GB/s"))
             if num(gpu.get("fp32_gflops")):
                 rows.append((self.tr("GPU FP32") + "\n" + self.tr("(one device)") + suffix, gpu["fp32_gflops"],
-                             num(gpu.get("theoretical_fp32_gflops")) or num(gpu.get("fp32_peak_gflops")),
-                             "GFLOP/s"))
+                             None, "GFLOP/s"))
         return rows
 
     def _bars_plot(self, pg, report, bench):
