@@ -610,22 +610,14 @@ def numeric_leaves(obj, prefix: str = "") -> list[tuple[str, float]]:
 
 
 def theory_finder(benchmarks):
-    """theory(d, key, prefix, shared) -> (value, path) of the theoretical figure for ``key``
-    in dict ``d`` (at dotted ``prefix``), or (None, None)."""
+    """theory(key) -> (value, path): the theoretical figure for ``key`` in
+    ``benchmarks.cpu.theoretical``, where the benchmark child writes them, or (None, None)."""
     cpu = benchmarks.get("cpu") if isinstance(benchmarks.get("cpu"), dict) else {}
-    cpu_theory = cpu.get("theoretical") if isinstance(cpu.get("theoretical"), dict) else {}
+    table = cpu.get("theoretical") if isinstance(cpu.get("theoretical"), dict) else {}
 
-    def theory(d: dict, key: str, prefix: str, shared: bool = True):
-        t = d.get("theoretical")
-        cands = [((t or {}).get(key) if isinstance(t, dict) else None, f"{prefix}.theoretical.{key}"),
-                 (d.get("theoretical_" + key), f"{prefix}.theoretical_{key}"),
-                 (d.get("peak_" + key), f"{prefix}.peak_{key}")]
-        if shared:
-            cands.append((cpu_theory.get(key), f"cpu.theoretical.{key}"))
-        for value, path in cands:
-            if num(value) is not None:
-                return value, path
-        return None, None
+    def theory(key: str):
+        value = table.get(key)
+        return (value, f"cpu.theoretical.{key}") if num(value) is not None else (None, None)
     return theory
 
 
@@ -664,16 +656,16 @@ def benchmark_rows(benchmarks, lang: str = "en") -> list[list[str]]:
     for kern in ("copy", "scale", "add", "triad"):
         k = f"{kern}_gbps"
         add("STREAM", f"{kern} ({label('one_thread', lang)})", k, num(st.get(k)),
-            f"cpu.stream.single_thread.{k}", theory(st, k, "cpu.stream.single_thread", shared=False))
+            f"cpu.stream.single_thread.{k}", theory(k))
         all_t = label("all_threads", lang) + (f" = {threads}" if threads else "")
         add("STREAM", f"{kern} ({all_t})", k, num(stream.get(k)), f"cpu.stream.{k}",
-            theory(stream, k, "cpu.stream"))
+            theory(k))
     fma = cpu.get("fma") if isinstance(cpu.get("fma"), dict) else {}
     for prec in ("fp64", "fp32"):
         for suffix, tl in (("1t", label("one_thread", lang)), ("mt", label("all_threads", lang))):
             k = f"{prec}_gflops_{suffix}"
             add("FMA", f"{prec.upper()} ({tl})", k, num(fma.get(k)), f"cpu.fma.{k}",
-                theory(fma, k, "cpu.fma"))
+                theory(k))
     lat = cpu.get("latency_ns") if isinstance(cpu.get("latency_ns"), dict) else {}
     for lvl, v in lat.items():
         add("latency", clean(lvl).upper(), "x_ns", num(v), f"cpu.latency_ns.{lvl}")
@@ -729,10 +721,8 @@ def gpu_rows(benchmarks, lang: str = "en") -> tuple[list[str], list[list[str]], 
 def theoretical_pairs(benchmarks, lang: str = "en") -> list[tuple[str, float, float | None, str]]:
     """(label, measured, theoretical or None, unit) for the measured-vs-theoretical chart.
 
-    Theoretical figures are looked up next to the measured one: ``d["theoretical"][key]``,
-    ``d["theoretical_" + key]`` or ``d["peak_" + key]``; for all-thread CPU figures also
-    ``benchmarks.cpu.theoretical[key]``; for GPUs the memory peak from NVML
-    (``memory_peak_gbps``)."""
+    Theoretical CPU figures come from ``benchmarks.cpu.theoretical``; for GPUs the memory
+    peak from NVML (``memory_peak_gbps``)."""
     out: list = []
     if not isinstance(benchmarks, dict):
         return out
@@ -742,16 +732,16 @@ def theoretical_pairs(benchmarks, lang: str = "en") -> list[tuple[str, float, fl
     st = stream.get("single_thread") if isinstance(stream.get("single_thread"), dict) else {}
     if num(st.get("triad_gbps")) is not None:
         out.append((f"CPU triad, {label('one_thread', lang)}", st["triad_gbps"],
-                    theory(st, "triad_gbps", "", shared=False)[0], "GB/s"))
+                    theory("triad_gbps")[0], "GB/s"))
     if num(stream.get("triad_gbps")) is not None:
         out.append((f"CPU triad, {label('all_threads', lang)}", stream["triad_gbps"],
-                    theory(stream, "triad_gbps", "")[0], "GB/s"))
+                    theory("triad_gbps")[0], "GB/s"))
     fma = cpu.get("fma") if isinstance(cpu.get("fma"), dict) else {}
     for prec in ("fp64", "fp32"):
         for suffix, tl in (("1t", label("one_thread", lang)), ("mt", label("all_threads", lang))):
             k = f"{prec}_gflops_{suffix}"
             if num(fma.get(k)) is not None:
-                out.append((f"CPU {prec.upper()} FMA, {tl}", fma[k], theory(fma, k, "")[0], "GFLOP/s"))
+                out.append((f"CPU {prec.upper()} FMA, {tl}", fma[k], theory(k)[0], "GFLOP/s"))
     for entry in gpu_entries(benchmarks):
         name = f"GPU {clean(entry.get('index'))}"
         bw = gpu_value(entry, *GPU_TRIAD)

@@ -137,7 +137,7 @@ def render(report, lang: str = "en") -> str:  # noqa: ARG001 - metrics are langu
     for prec in ("fp64", "fp32"):
         for suffix, threads in (("1t", "1"), ("mt", "all")):
             m.add("accelgui_benchmark_fma_theoretical_gflops", "Theoretical CPU FMA peak (GFLOP/s)",
-                  theory(fma, f"{prec}_gflops_{suffix}", "cpu.fma")[0], precision=prec, threads=threads)
+                  theory(f"{prec}_gflops_{suffix}")[0], precision=prec, threads=threads)
     lat = cpu.get("latency_ns") if isinstance(cpu.get("latency_ns"), dict) else {}
     for level, v in lat.items():
         m.add("accelgui_benchmark_latency_seconds", "Measured load-to-use latency per memory level",
