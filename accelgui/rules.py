@@ -590,9 +590,9 @@ def _eval(rule, report: dict, lang: str, where: str):
             return True, [Fact(_cpu_prefix(report, _t("cpu_feature_present", lang, name=arg)))]
         return False, [Fact(_cpu_prefix(report, _t("cpu_feature_absent", lang, name=arg)), "miss")]
     if op == "cpu_features_any":
-        names = _one_or_many_arg(op, arg)
         if not isinstance(arg, list):
             raise KnowledgeRuleError(f"{where}: rule 'cpu_features_any' takes a list")
+        names = _one_or_many_arg(op, arg)
         feats = _cpu_featureset(report)
         if feats is None:
             return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
