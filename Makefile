@@ -6,11 +6,12 @@ STAMP  := $(VENV)/.installed
 DEBS   := $(shell grep -v '^\#' packaging/debian-packages.txt)
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test probe bench package check-install clean system-deps help
+.PHONY: run test lint probe bench package check-install clean system-deps help
 
 help:
 	@echo "make run      open the desktop app"
-	@echo "make test     run the test suite (installs what it needs first)"
+	@echo "make test     run the test suite (installs what it needs first), ruff and the import contracts included"
+	@echo "make lint     ruff and the import contracts alone"
 	@echo "make probe    print the headless report of this machine"
 	@echo "make bench    run the benchmark scripts (figures against the C reference)"
 	@echo "make package  build a wheel and a PyInstaller one-folder bundle into dist/"
@@ -42,6 +43,9 @@ probe: $(STAMP)
 
 test: system-deps $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_checks.py
 
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/bench_probe.py

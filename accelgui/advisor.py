@@ -32,7 +32,8 @@ from accelgui import rules
 from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
-__all__ = ["assess", "estimates", "source_kind", "ESTIMATE_TEXTS", "overall_next_steps", "requirement_results", "MAX_STEPS",
+__all__ = ["assess", "estimates", "source_kind", "ESTIMATE_TEXTS", "overall_next_steps", "requirement_results",
+           "MAX_STEPS",
            "MODEL_SIZES", "QUANTS", "llm_row", "kv_cache_bytes", "weights_bytes",
            "decode_tokens_per_s", "prefill_tokens_per_s"]
 

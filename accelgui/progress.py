@@ -25,7 +25,7 @@ FILE_NAME = "progress.json"
 VERSION = 1
 
 
-class _Corrupt(Exception):
+class _CorruptError(Exception):
     pass
 
 
@@ -49,25 +49,25 @@ def progress_path() -> str:
 
 
 def _read(path: str) -> dict:
-    """{step id: ISO time or None}. Raises _Corrupt with the reason; {} when there is no file."""
+    """{step id: ISO time or None}. Raises _CorruptError with the reason; {} when there is no file."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
-        raise _Corrupt(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+        raise _CorruptError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _Corrupt(f"not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+        raise _CorruptError(f"not valid JSON ({exc.msg}, line {exc.lineno})") from exc
     if not isinstance(data, dict):
-        raise _Corrupt("expected a JSON object")
+        raise _CorruptError("expected a JSON object")
     done = data.get("done", {})
     if isinstance(done, list):            # tolerate a hand-written list of ids
         done = {s: None for s in done}
     if not isinstance(done, dict) or not all(isinstance(k, str) and k for k in done):
-        raise _Corrupt("'done' must map step ids to dates")
+        raise _CorruptError("'done' must map step ids to dates")
     return {k: (v if isinstance(v, str) else None) for k, v in done.items()}
 
 
@@ -82,7 +82,7 @@ def load_progress() -> dict:
     path = progress_path()
     try:
         return _read(path)
-    except _Corrupt as exc:
+    except _CorruptError as exc:
         _warn(path, str(exc))
         return {}
 
@@ -103,7 +103,7 @@ def _write(path: str, done: dict) -> None:
 def _load_for_update(path: str) -> dict:
     try:
         return _read(path)
-    except _Corrupt as exc:
+    except _CorruptError as exc:
         _warn(path, str(exc))
         try:
             import shutil

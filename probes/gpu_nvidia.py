@@ -165,7 +165,7 @@ def query_nvml(nvml=None) -> dict:
     """
     if nvml is None:
         try:
-            import pynvml as nvml  # noqa: PLC0415 - optional, imported only here
+            import pynvml as nvml
         except ImportError:
             return {"ok": False, "reason": "nvidia-ml-py (pynvml) is not installed", "gpus": []}
     error_type = getattr(nvml, "NVMLError", Exception)

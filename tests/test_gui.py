@@ -15,14 +15,14 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QAbstractButton, QLabel  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractButton, QLabel
 
-from accelgui.gui import i18n  # noqa: E402
-from accelgui.gui.main_window import PAGES, AppOptions, MainWindow  # noqa: E402
+from accelgui.gui import i18n
+from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gui_support import (RICH_JSON, built_rich_report, cpu_only_report,  # noqa: E402
+from gui_support import (RICH_JSON, built_rich_report, cpu_only_report,
                          fake_child_argv, rich_report)
 
 pytestmark = pytest.mark.gui

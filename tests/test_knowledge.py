@@ -150,7 +150,7 @@ def test_every_string_is_in_english_and_simplified_chinese(entry):
 
 def test_facts_are_dated_and_sourced():
     kb = load_knowledge()
-    for rid, route in kb.routes.items():
+    for _rid, route in kb.routes.items():
         for fact in route["facts"]:
             assert re.match(r"^\d{4}-\d{2}", fact["as_of"]) and fact["source"].startswith("https://")
     facts = json.loads((PKG / "facts.json").read_text(encoding="utf-8"))
@@ -199,7 +199,7 @@ def test_seed_errors_are_not_repeated_outside_corrections(phrase):
 
 
 def test_rules_are_understood_by_the_evaluator():
-    for rid, route in load_knowledge().routes.items():
+    for _rid, route in load_knowledge().routes.items():
         for req in route["requirements"]:
             rules.validate(req["rule"])  # raises KnowledgeRuleError on an unknown operator
 

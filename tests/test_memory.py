@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from accelgui.probes import cpu, memory
+from accelgui.probes import memory
 from accelgui.probes.context import ProbeContext
 
 MACHINES = Path(__file__).parent / "fixtures" / "machines"

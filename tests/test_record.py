@@ -32,7 +32,7 @@ def write(root: Path, rel: str, content="") -> Path:
 
 
 def all_files(root: Path):
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         for name in filenames:
             yield Path(dirpath, name)
 
@@ -78,7 +78,7 @@ def sysfs_like_source(root: Path) -> Path:
     (root / "sys/bus/pci/drivers/nvidia").mkdir(parents=True)
     os.symlink("../../../bus/pci/drivers/nvidia", root / dev / "driver")
     (root / "sys/bus/pci/devices").mkdir(parents=True)
-    os.symlink(f"../../../devices/pci0000:00/0000:01:00.0", root / "sys/bus/pci/devices/0000:01:00.0")
+    os.symlink("../../../devices/pci0000:00/0000:01:00.0", root / "sys/bus/pci/devices/0000:01:00.0")
     (root / dev / "drm/card1").mkdir(parents=True)
     os.symlink("../../../0000:01:00.0", root / dev / "drm/card1/device")
     (root / "sys/class/drm").mkdir(parents=True)

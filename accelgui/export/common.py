@@ -491,7 +491,7 @@ def step_title(step_id: str, lang: str = "en") -> str | None:
     """The knowledge base's title of a step, when the knowledge base can be loaded."""
     if "steps" not in _KB_CACHE:
         try:
-            from accelgui.knowledge import load_knowledge  # noqa: PLC0415
+            from accelgui.knowledge import load_knowledge
 
             _KB_CACHE["steps"] = dict(load_knowledge().steps)
         except Exception:  # noqa: BLE001 - the knowledge base is optional for exports

@@ -171,10 +171,10 @@ def sweep_svg(points, caches: dict, lang: str = "en") -> str:
         x1 = x0 + 1
     ymax = max(g for _, g in pts) * 1.1 or 1.0
 
-    def X(b):
+    def px(b):
         return ml + (math.log2(b) - x0) / (x1 - x0) * (w - ml - mr)
 
-    def Y(g):
+    def py(g):
         return h - mb - g / ymax * (h - mt - mb)
 
     title = C.label("cache_sweep", lang)
@@ -182,12 +182,12 @@ def sweep_svg(points, caches: dict, lang: str = "en") -> str:
     out.append(f'<line x1="{ml}" y1="{h - mb}" x2="{w - mr}" y2="{h - mb}" stroke="#57606a"/>'
                f'<line x1="{ml}" y1="{mt}" x2="{ml}" y2="{h - mb}" stroke="#57606a"/>')
     for t in _log_ticks(pts[0][0], pts[-1][0], 4.0):
-        x = X(t)
+        x = px(t)
         out.append(f'<line x1="{_f(x)}" y1="{h - mb}" x2="{_f(x)}" y2="{h - mb + 4}" stroke="#57606a"/>'
                    f'<text x="{_f(x)}" y="{h - mb + 16}" text-anchor="middle">{E(C.fmt_bytes(t))}</text>')
     for i in range(5):
         g = ymax / 1.1 * i / 4
-        y = Y(g)
+        y = py(g)
         out.append(f'<line x1="{ml - 4}" y1="{_f(y)}" x2="{w - mr}" y2="{_f(y)}" stroke="#eaeef2"/>'
                    f'<text x="{ml - 6}" y="{_f(y + 4)}" text-anchor="end">{E(C.fmt_num(g))}</text>')
     for name in ("l1d", "l2", "l3"):
@@ -196,14 +196,14 @@ def sweep_svg(points, caches: dict, lang: str = "en") -> str:
             continue
         per = info["size_bytes"] / (info.get("instances") or 1)
         if pts[0][0] <= per <= pts[-1][0]:
-            x = X(per)
+            x = px(per)
             out.append(f'<line x1="{_f(x)}" y1="{mt}" x2="{_f(x)}" y2="{h - mb}" stroke="#cf222e" '
                        f'stroke-dasharray="4 3"/><text x="{_f(x + 3)}" y="{mt + 10}" fill="#cf222e">'
                        f'{E(name.upper())} {E(C.fmt_bytes(per))}</text>')
-    poly = " ".join(f"{_f(X(b))},{_f(Y(g))}" for b, g in pts)
+    poly = " ".join(f"{_f(px(b))},{_f(py(g))}" for b, g in pts)
     out.append(f'<polyline points="{poly}" fill="none" stroke="#2f81f7" stroke-width="2"/>')
     for b, g in pts:
-        out.append(f'<circle cx="{_f(X(b))}" cy="{_f(Y(g))}" r="2.5" fill="#2f81f7"/>')
+        out.append(f'<circle cx="{_f(px(b))}" cy="{_f(py(g))}" r="2.5" fill="#2f81f7"/>')
     out.append(f'<text x="{(w + ml) / 2:.0f}" y="{h - 8}" text-anchor="middle">'
                f'{E(C.label("working_set", lang))}</text>'
                f'<text x="14" y="{(h - mb + mt) / 2:.0f}" text-anchor="middle" '
@@ -250,10 +250,10 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
     w, h, ml, mr, mt, mb = 660, 320, 64, 16, 16, 46
     lx0, lx1, ly0, ly1 = math.log10(xlo), math.log10(xhi), math.log10(ylo), math.log10(yhi)
 
-    def X(v):
+    def px(v):
         return ml + (math.log10(v) - lx0) / (lx1 - lx0) * (w - ml - mr)
 
-    def Y(v):
+    def py(v):
         return h - mb - (math.log10(v) - ly0) / (ly1 - ly0) * (h - mt - mb)
 
     title = C.label("roofline", lang)
@@ -261,27 +261,27 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
     out.append(f'<line x1="{ml}" y1="{h - mb}" x2="{w - mr}" y2="{h - mb}" stroke="#57606a"/>'
                f'<line x1="{ml}" y1="{mt}" x2="{ml}" y2="{h - mb}" stroke="#57606a"/>')
     for t in _log_ticks(xlo, xhi, 10.0):
-        out.append(f'<line x1="{_f(X(t))}" y1="{mt}" x2="{_f(X(t))}" y2="{h - mb}" stroke="#eaeef2"/>'
-                   f'<text x="{_f(X(t))}" y="{h - mb + 16}" text-anchor="middle">{E(C.fmt_num(t))}</text>')
+        out.append(f'<line x1="{_f(px(t))}" y1="{mt}" x2="{_f(px(t))}" y2="{h - mb}" stroke="#eaeef2"/>'
+                   f'<text x="{_f(px(t))}" y="{h - mb + 16}" text-anchor="middle">{E(C.fmt_num(t))}</text>')
     for t in _log_ticks(ylo, yhi, 10.0):
-        out.append(f'<line x1="{ml}" y1="{_f(Y(t))}" x2="{w - mr}" y2="{_f(Y(t))}" stroke="#eaeef2"/>'
-                   f'<text x="{ml - 6}" y="{_f(Y(t) + 4)}" text-anchor="end">{E(C.fmt_num(t))}</text>')
-    for i, (name, peak, bw, colour) in enumerate(roofs):
+        out.append(f'<line x1="{ml}" y1="{_f(py(t))}" x2="{w - mr}" y2="{_f(py(t))}" stroke="#eaeef2"/>'
+                   f'<text x="{ml - 6}" y="{_f(py(t) + 4)}" text-anchor="end">{E(C.fmt_num(t))}</text>')
+    for name, peak, bw, colour in roofs:
         ridge = peak / bw
         xs = [xlo, min(max(ridge, xlo), xhi), xhi]
-        poly = " ".join(f"{_f(X(x))},{_f(Y(min(peak, bw * x)))}" for x in xs)
+        poly = " ".join(f"{_f(px(x))},{_f(py(min(peak, bw * x)))}" for x in xs)
         out.append(f'<polyline points="{poly}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        out.append(f'<text x="{w - mr - 4}" y="{_f(Y(peak) - 5)}" text-anchor="end" fill="{colour}">'
+        out.append(f'<text x="{w - mr - 4}" y="{_f(py(peak) - 5)}" text-anchor="end" fill="{colour}">'
                    f'{E(name)}: {E(C.fmt_num(peak))} GFLOP/s, {E(C.fmt_num(bw))} GB/s, '
                    f'ridge {E(C.fmt_num(ridge))}</text>')
         if xlo <= ridge <= xhi:
-            out.append(f'<circle cx="{_f(X(ridge))}" cy="{_f(Y(peak))}" r="3" fill="{colour}"/>')
+            out.append(f'<circle cx="{_f(px(ridge))}" cy="{_f(py(peak))}" r="3" fill="{colour}"/>')
     for name, ai, g, colour in points:
-        right = X(ai) > w - 160
+        right = px(ai) > w - 160
         anchor = ' text-anchor="end"' if right else ""
-        out.append(f'<circle cx="{_f(X(ai))}" cy="{_f(Y(g))}" r="4" fill="none" stroke="{colour}" '
-                   f'stroke-width="2"/><text x="{_f(X(ai) - 6 if right else X(ai) + 6)}" '
-                   f'y="{_f(Y(g) + 14)}"{anchor}>{E(name)}</text>')
+        out.append(f'<circle cx="{_f(px(ai))}" cy="{_f(py(g))}" r="4" fill="none" stroke="{colour}" '
+                   f'stroke-width="2"/><text x="{_f(px(ai) - 6 if right else px(ai) + 6)}" '
+                   f'y="{_f(py(g) + 14)}"{anchor}>{E(name)}</text>')
     out.append(f'<text x="{(w + ml) / 2:.0f}" y="{h - 8}" text-anchor="middle">'
                f'{E(C.label("intensity", lang))}</text>'
                f'<text x="14" y="{(h - mb + mt) / 2:.0f}" text-anchor="middle" '

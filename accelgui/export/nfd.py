@@ -129,7 +129,7 @@ def labels(report, prefix: str = PREFIX) -> dict[str, str]:
     return out
 
 
-def render(report, lang: str = "en", prefix: str | None = None) -> str:  # noqa: ARG001
+def render(report, lang: str = "en", prefix: str | None = None) -> str:
     """The feature file. ``prefix`` defaults to $ACCELGUI_NFD_PREFIX, else ``accelgui.io``."""
     prefix = prefix or os.environ.get("ACCELGUI_NFD_PREFIX") or PREFIX
     denied = (prefix == "kubernetes.io" or prefix.endswith(".kubernetes.io")) and not any(

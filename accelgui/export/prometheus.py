@@ -70,7 +70,7 @@ class Metrics:
         return "\n".join(out) + "\n"
 
 
-def render(report, lang: str = "en") -> str:  # noqa: ARG001 - metrics are language-neutral
+def render(report, lang: str = "en") -> str:
     m = Metrics()
     p, c, mem = report.platform, report.cpu, report.memory
     m.add("accelgui_info", "accelgui version and report schema that produced these metrics", 1,

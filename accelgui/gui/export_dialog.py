@@ -19,10 +19,10 @@ EXTENSIONS = {"json": ".json", "text": ".txt", "markdown": ".md", "html": ".html
 
 def _extensions() -> dict:
     try:
-        from accelgui.export import EXTENSIONS as ext
+        from accelgui.export import EXTENSIONS as LIVE_EXTENSIONS
     except ImportError:
         return EXTENSIONS
-    return {**EXTENSIONS, **ext}
+    return {**EXTENSIONS, **LIVE_EXTENSIONS}
 
 
 def default_path(report, fmt: str, directory: str | None = None) -> str:

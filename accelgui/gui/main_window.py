@@ -238,7 +238,7 @@ class MainWindow(QMainWindow):
         self.lang_group.setExclusive(True)
         self.act_lang = {}
         for lang in i18n.UI_LANGUAGES:
-            act = self._action(None, lambda _=False, l=lang: self.set_language(l), checkable=True)
+            act = self._action(None, lambda _=False, code=lang: self.set_language(code), checkable=True)
             act.setText(i18n.LANGUAGE_NAMES[lang])
             act.setChecked(lang == self.ui_lang)
             self.lang_group.addAction(act)
@@ -771,7 +771,7 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         QMessageBox.about(self, self.tr("About accelgui"), self.about_text())
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def changeEvent(self, event) -> None:
         # the desktop switched between light and dark: redraw with the new palette
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
                 and hasattr(self, "views"):
@@ -780,7 +780,7 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     # == closing ============================================================================
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:
         self._closing = True
         self.bench.stop_and_wait()
         super().closeEvent(event)

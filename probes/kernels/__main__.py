@@ -262,10 +262,10 @@ class Bench:
         self.proto.progress("setup", 0.0, "loading Numba")
         t = time.perf_counter()
         global np, ck
-        import numpy as np  # noqa: F811
+        import numpy as np
         import numba
 
-        from accelgui.probes.kernels import cpu_kernels as ck  # noqa: F811
+        from accelgui.probes.kernels import cpu_kernels as ck
         self.import_s = time.perf_counter() - t
         self.numba = numba
         try:

@@ -169,7 +169,7 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
     out["triad_check_ok"] = bool(np.allclose(host, 2.0 + 3.0 * 0.5))
     peak = out.get("memory_peak_gbps")
     out["triad_efficiency"] = _r(out["triad_gbps"] / peak, 3) if peak and out["triad_gbps"] else None
-    del a, b, c
+    a = b = c = None  # free the device arrays now
     if on_progress:
         on_progress(0.4, f"GPU {index} triad {out['triad_gbps']} GB/s")
 
@@ -189,7 +189,7 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
     out["fp32_gflops"] = _r(_rate(2.0 * NACC * iters * nthreads, best), 1)
     out["fma_accumulators_per_thread"] = NACC
     out["fma_check_ok"] = bool(np.all(np.isfinite(res.copy_to_host())))
-    del res
+    res = None
     if on_progress:
         on_progress(0.7, f"GPU {index} FP32 {out['fp32_gflops']} GFLOP/s")
 
@@ -207,7 +207,7 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
     out["h2d_gbps"] = _r(_rate(nbytes, h2d), 1)
     out["d2h_gbps"] = _r(_rate(nbytes, d2h), 1)
     out["transfer_bytes"] = int(nbytes)
-    del d, h
+    d = h = None
     if on_progress:
         on_progress(1.0, f"GPU {index} H2D {out['h2d_gbps']} / D2H {out['d2h_gbps']} GB/s")
     return out

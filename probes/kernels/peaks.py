@@ -19,7 +19,7 @@ import re
 
 from accelgui.data import read_bytes
 from accelgui.probes.context import ProbeContext
-from accelgui.probes.cpu import parse_cpulist, parse_size, read_cpuinfo  # noqa: F401 (parse_size re-exported)
+from accelgui.probes.cpu import parse_cpulist, parse_size, read_cpuinfo
 from accelgui.probes.memory import parse_meminfo
 
 

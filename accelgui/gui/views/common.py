@@ -68,23 +68,23 @@ def readiness_text(readiness: str) -> str:
     return names.get(readiness, readiness)
 
 
+def _translated(names: tuple) -> dict:
+    return {name: QCoreApplication.translate("common", name) for name in names}
+
+
 def probe_status_text(status: str) -> str:
-    names = {"ok": QCoreApplication.translate("common", "ok"), "absent": QCoreApplication.translate("common", "absent"),
-             "error": QCoreApplication.translate("common", "error"), "timeout": QCoreApplication.translate("common", "timeout")}
-    return names.get(status, status)
+    return _translated(("ok", "absent", "error", "timeout")).get(status, status)
 
 
 def kind_text(kind: str) -> str:
-    names = {"gpu": QCoreApplication.translate("common", "GPU"), "npu": QCoreApplication.translate("common", "NPU"), "tpu": QCoreApplication.translate("common", "TPU"),
-             "fpga": QCoreApplication.translate("common", "FPGA"), "dsp": QCoreApplication.translate("common", "DSP"),
-             "accelerator": QCoreApplication.translate("common", "Accelerator")}
-    return names.get(kind, kind.upper() if kind else QCoreApplication.translate("common", "Accelerator"))
+    names = {"gpu": "GPU", "npu": "NPU", "tpu": "TPU", "fpga": "FPGA", "dsp": "DSP", "accelerator": "Accelerator"}
+    if kind in names:
+        return QCoreApplication.translate("common", names[kind])
+    return kind.upper() if kind else QCoreApplication.translate("common", "Accelerator")
 
 
 def level_text(level: str) -> str:
-    names = {"beginner": QCoreApplication.translate("common", "beginner"), "intermediate": QCoreApplication.translate("common", "intermediate"),
-             "advanced": QCoreApplication.translate("common", "advanced")}
-    return names.get(level, level)
+    return _translated(("beginner", "intermediate", "advanced")).get(level, level)
 
 
 def unknown() -> str:

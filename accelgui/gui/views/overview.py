@@ -227,7 +227,8 @@ class OverviewView(QWidget):
         card = Card(READINESS_COLOURS["ready"])
         self._card_top(card, self.tr("CPU"), Badge(readiness_text("ready"), READINESS_COLOURS["ready"]))
         card.body.addWidget(para(cpu.model_name or self.tr("unknown processor")))
-        simd = [f for f in cpu.features if f.startswith(("avx", "amx", "sve", "sme", "neon", "fma", "vsx", "rvv", "lsx", "lasx"))]
+        simd_prefixes = ("avx", "amx", "sve", "sme", "neon", "fma", "vsx", "rvv", "lsx", "lasx")
+        simd = [f for f in cpu.features if f.startswith(simd_prefixes)]
         if simd:
             card.body.addWidget(muted(self.tr("SIMD: {features}").format(features=", ".join(simd[:8])
                                                                         + (" …" if len(simd) > 8 else ""))))
@@ -511,23 +512,23 @@ class FlowRow(QWidget):
             row_h = max(row_h, hint.height())
         return y + row_h
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+    def hasHeightForWidth(self) -> bool:
         return True
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt API
+    def heightForWidth(self, width: int) -> int:
         return self._layout(width, False)
 
-    def sizeHint(self):  # noqa: N802 - Qt API
+    def sizeHint(self):
         from PySide6.QtCore import QSize
 
         return QSize(400, self._layout(max(self.width(), 400), False))
 
-    def minimumSizeHint(self):  # noqa: N802 - Qt API
+    def minimumSizeHint(self):
         from PySide6.QtCore import QSize
 
         return QSize(100, self._layout(max(self.width(), 100), False))
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event) -> None:
         self._layout(self.width(), True)
         super().resizeEvent(event)
 

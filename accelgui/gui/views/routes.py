@@ -48,7 +48,7 @@ class RoutesView(QWidget):
     def _columns(self) -> int:
         return CARD_COLUMNS if self.width() >= ONE_COLUMN_BELOW_PX else 1
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if getattr(self, "_rendered_columns", None) not in (None, self._columns()):
             self._render_list(self.state)

@@ -1,0 +1,46 @@
+"""The message catalogue: every id in every language, with the same fields."""
+
+import string
+
+import pytest
+
+from accelgui import l10n
+
+
+def _fields(template: str) -> set:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_id_has_every_language_with_the_same_fields():
+    en = l10n.catalogue("en")
+    for lang in l10n.LANGUAGES:
+        cat = l10n.catalogue(lang)
+        missing = sorted(set(en) - set(cat))
+        assert not missing, f"ids missing in {lang}: {missing[:20]}"
+        extra = sorted(set(cat) - set(en))
+        assert not extra, f"ids in {lang} that English lacks: {extra[:20]}"
+        for id_, template in cat.items():
+            assert _fields(template) == _fields(en[id_]), f"{lang} {id_}: fields differ from English"
+
+
+def test_render_in_both_languages_and_nested_params():
+    inner = l10n.msg("common.redacted")
+    m = l10n.msg("common.unknown")
+    assert l10n.render(m, "en") == "unknown"
+    assert l10n.render(m, "zh_CN") == "未知"
+    assert l10n.render({"en": "a", "zh": "甲"}, "zh") == "甲"
+    assert l10n.render({"en": "a"}, "zh") == "a"
+    assert l10n._param(inner, "zh") == "已隐去"
+
+
+def test_unknown_id_is_refused_when_made():
+    with pytest.raises(KeyError):
+        l10n.msg("no.such.message")
+
+
+def test_field_text_prefers_the_message_then_the_old_zh_twin():
+    dev = {"fix": "Install it", "fix_zh": "安装它"}
+    assert l10n.field_text(dev, "fix", "zh") == "安装它"
+    assert l10n.field_text(dev, "fix", "en") == "Install it"
+    dev["fix_msg"] = l10n.msg("common.unknown")
+    assert l10n.field_text(dev, "fix", "zh") == "未知"
