@@ -23,6 +23,11 @@ def test_every_id_has_every_language_with_the_same_fields():
             assert _fields(template) == _fields(en[id_]), f"{lang} {id_}: fields differ from English"
 
 
+def test_every_catalogue_file_exists_in_every_language():
+    names = {lang: set(l10n._files(lang)) for lang in l10n.LANGUAGES}
+    assert names["en"] == names["zh"]
+
+
 def test_render_in_both_languages_and_nested_params():
     inner = l10n.msg("common.redacted")
     m = l10n.msg("common.unknown")

@@ -7,9 +7,11 @@ A message is produced as an id and parameters and rendered in the reader's langu
     render(m, "zh")   # text from the zh catalogue, English when the id has no zh text yet
     tr("export.heading.devices", "zh")   # shorthand for render(msg(...), lang)
 
-The catalogues are ``accelgui/l10n/<lang>.json``: flat ``{id: template}`` objects, templates
-in ``str.format`` syntax with named fields. English is the source of truth; a test fails when
-an id is missing in a language, or when a template's fields differ between languages.
+The catalogue of a language is every ``accelgui/l10n/<lang>/*.json`` file (one per area of the
+code: ``common``, ``devices``, ``advisor``, ``export``...; an id lives in exactly one of them):
+flat ``{id: template}`` objects, templates in ``str.format`` syntax with named fields. English is
+the source of truth; a test fails when an id is missing in a language, or when a template's fields
+differ between languages.
 
 Parameters may themselves be messages (rendered in the same language) or bilingual texts from
 the data files (``{"en": ..., "zh": ...}``, the knowledge base's and device families' form),
@@ -37,16 +39,32 @@ def lang_code(lang: str | None) -> str:
 
 
 def catalogue(lang: str) -> dict[str, str]:
-    """The templates of ``lang`` (loaded once; an unreadable catalogue is an error)."""
+    """The templates of ``lang`` (loaded once; an unreadable catalogue file is an error)."""
     code = lang_code(lang)
     cat = _catalogues.get(code)
     if cat is None:
-        # the package's own loader, as accelgui.data does (zip-safe, no importlib.resources)
-        loader = __spec__.loader
-        path = os.path.join(os.path.dirname(__spec__.origin), code + ".json")
-        cat = json.loads(loader.get_data(path).decode("utf-8"))
+        cat = {}
+        for name, part in _files(code).items():
+            twice = sorted(set(cat) & set(part))
+            if twice:
+                raise ValueError(f"l10n/{code}/{name}: ids defined in another file too: {twice[:5]}")
+            cat.update(part)
         _catalogues[code] = cat
     return cat
+
+
+def _files(code: str) -> dict[str, dict]:
+    """Each catalogue file of language ``code``, parsed; read with the package's own loader as
+    accelgui.data does (zip-safe, without importing importlib.resources)."""
+    loader = __spec__.loader
+    folder = os.path.join(os.path.dirname(__spec__.origin), code)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except NotADirectoryError:  # inside a zip archive
+        from importlib.resources import files
+
+        names = sorted(e.name for e in files(__spec__.name).joinpath(code).iterdir() if e.name.endswith(".json"))
+    return {n: json.loads(loader.get_data(os.path.join(folder, n)).decode("utf-8")) for n in names}
 
 
 def msg(id_: str, **params) -> dict:
