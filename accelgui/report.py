@@ -83,8 +83,12 @@ class Device(Record):
     readiness_reason: str | None = None
     fix: str | None = None
     details: dict = factory(dict)
-    readiness_reason_zh: str | None = None  # the same two in Simplified Chinese, when known
+    readiness_reason_zh: str | None = None  # the same two in Simplified Chinese (older reports)
     fix_zh: str | None = None
+    family: str | None = None           # device-family id (probes/data/families/<id>.json)
+    ladder: list = factory(list)        # [{step, ok, detail, detail_msg}] present..runtime
+    readiness_reason_msg: dict | None = None    # readiness_reason / fix as l10n messages
+    fix_msg: dict | None = None
 
 
 class Software(Record):
@@ -114,12 +118,9 @@ class RouteAssessment(Record):
 def device_text(dev, field: str, lang: str = "en") -> str | None:
     """A device's ``readiness_reason`` or ``fix`` in ``lang`` ("zh"/"zh_CN" or English),
     falling back to English; ``dev`` is a Device or a device dict."""
-    get = dev.get if isinstance(dev, dict) else (lambda k: getattr(dev, k, None))
-    if lang and str(lang).lower().startswith("zh"):
-        text = get(field + "_zh")
-        if text:
-            return text
-    return get(field)
+    from accelgui import l10n
+
+    return l10n.field_text(dev, field, lang)
 
 
 def _plain(value):

@@ -53,8 +53,8 @@ def _ids_data(ctx, paths: tuple[str, ...]):
 
 def _line(data, start: int) -> str | None:
     end = data.find(b"\n", start)
-    text = bytes(data[start: end if end >= 0 else len(data)]).decode("utf-8", "replace").strip()
-    return text or None
+    end = end if end >= 0 else len(data)
+    return clean_name(bytes(data[start: min(end, start + 400)]).decode("utf-8", "replace"))
 
 
 def _lookup(data, vendor: str, device: str | None) -> tuple[str | None, str | None]:
@@ -109,7 +109,27 @@ def curated_device(vendor: str, device: str) -> dict | None:
 
 
 def vendor_info(vendor: str) -> dict | None:
-    return curated().get("vendors", {}).get(vendor.lower())
+    """{"id", "name"[, "kind"]} of a PCI vendor: the curated table, then the vendors the
+    device-family data names (so a tree without pci.ids still says "nec", not "pci-1bcf")."""
+    vendor = (vendor or "").lower()
+    info = curated().get("vendors", {}).get(vendor)
+    if info is None:
+        from accelgui.probes import families
+
+        info = families.pci_vendors().get(vendor)
+    return info
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+
+def clean_name(text: str | None) -> str | None:
+    """A name read from a file, with control characters (C0, DEL, C1) replaced by blanks and
+    the blanks folded; None when nothing printable is left."""
+    if not text:
+        return None
+    text = " ".join(_CONTROL.sub(" ", text).split())
+    return text[:200] or None
 
 
 _BRACKET = re.compile(r"\[([^\[\]]+)\]\s*$")

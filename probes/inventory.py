@@ -25,620 +25,41 @@ from __future__ import annotations
 import os
 import re
 
+from accelgui import l10n
+from accelgui.probes import families
+
 PCI_ADDRESS = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 # ---------------------------------------------------------------------------------------
-# Families: how each kind of device is driven, and what to do when a step is missing.
+# Families: the data in probes/data/families/*.json, read through accelgui.probes.families.
 # ---------------------------------------------------------------------------------------
 
-FAMILIES: dict[str, dict] = {
-    "nvidia-gpu": {
-        "drivers": ("nvidia",),
-        "wrong_drivers": {"nouveau": "nouveau cannot run CUDA",
-                          "vfio-pci": "it is reserved for a virtual machine (vfio-pci)",
-                          "pci-stub": "it is held by pci-stub"},
-        "fix_driver": "Install the NVIDIA driver (e.g. the nvidia-driver or nvidia-open "
-                      "package of your distribution, or the CUDA repository's "
-                      "cuda-drivers), then reboot.",
-        "fix_node": "The nvidia module is loaded but its device files are missing: run "
-                    "`sudo nvidia-modprobe -u -c=0` or reboot.",
-        "fix_container": "Start the container with this GPU through the NVIDIA Container "
-                         "Toolkit (`docker run --gpus all ...`, or `--gpus '\"device=N\"'`; in "
-                         "Kubernetes, request nvidia.com/gpu).",
-        "runtime": {"toolkits": ("cuda_driver", "cuda_driver_lib"), "nvml": True},
-        "runtime_name": "the CUDA driver library (libcuda.so.1)",
-        "fix_runtime": "Install the NVIDIA user-space driver libraries (libcuda.so.1 and "
-                       "libnvidia-ml.so.1 come with the driver package, e.g. libnvidia-compute).",
-    },
-    "wsl-gpu": {
-        # WSL2 GPU paravirtualization: one Microsoft 1414:008e function per host GPU, bound to
-        # dxgkrnl, used through /dev/dxg and the host driver's libraries in /usr/lib/wsl/lib.
-        "drivers": ("dxgkrnl",),
-        "fix_driver": "Update WSL (`wsl --update` in Windows) so that its kernel has the "
-                      "dxgkrnl driver, and install the GPU driver in Windows (not in Linux).",
-        "fix_node": "dxgkrnl is bound but /dev/dxg is missing: update WSL (`wsl --update`) and "
-                    "restart it (`wsl --shutdown`).",
-        "runtime": None,
-    },
-    "nvidia-wsl": {
-        "drivers": ("dxgkrnl",),
-        "fix_driver": "Update WSL (`wsl --update` in Windows) so that its kernel has the "
-                      "dxgkrnl driver, and install the NVIDIA driver in Windows (never a Linux "
-                      "NVIDIA driver inside WSL).",
-        "fix_node": "dxgkrnl is bound but /dev/dxg is missing: update WSL (`wsl --update`) and "
-                    "restart it (`wsl --shutdown`).",
-        "runtime": {"toolkits": ("cuda_driver_lib",), "nvml": True},
-        "runtime_name": "the CUDA driver library that the Windows NVIDIA driver puts in "
-                        "/usr/lib/wsl/lib",
-        "fix_runtime": "Install or update the NVIDIA driver in Windows; it provides "
-                       "/usr/lib/wsl/lib/libcuda.so.1. Do not install a Linux NVIDIA driver "
-                       "inside WSL.",
-    },
-    "jetson-gpu": {
-        "drivers": ("gk20a", "nvgpu", "nvidia", "tegra-gpu"),
-        "fix_driver": "Flash or update NVIDIA JetPack (L4T), which ships the nvgpu driver for "
-                      "the integrated GPU.",
-        "fix_node": "The GPU driver is bound but /dev/nvhost-* nodes are missing: reboot, or "
-                    "reflash JetPack.",
-        "runtime": {"toolkits": ("cuda_toolkit", "cuda_driver_lib")},
-        "runtime_name": "CUDA for Jetson",
-        "fix_runtime": "Install the CUDA components of JetPack: `sudo apt install nvidia-jetpack`.",
-    },
-    "amd-gpu": {
-        "drivers": ("amdgpu",),
-        "wrong_drivers": {"radeon": "the old radeon driver cannot run ROCm",
-                          "vfio-pci": "it is reserved for a virtual machine (vfio-pci)"},
-        "fix_driver": "Load the amdgpu driver: use a recent kernel with the amdgpu firmware "
-                      "(linux-firmware), or install AMD's amdgpu-dkms.",
-        "fix_node": "amdgpu is bound but /dev/kfd or the render node is missing: the kernel "
-                    "may lack HSA support (CONFIG_HSA_AMD); use a distribution kernel or "
-                    "amdgpu-dkms. In a container, pass both in (`--device /dev/kfd "
-                    "--device /dev/dri`).",
-        "fix_container": "Pass the GPU into the container: `docker run --device /dev/kfd "
-                         "--device /dev/dri ...` (in Kubernetes, request amd.com/gpu).",
-        "runtime": {"toolkits": ("rocm",)},
-        "runtime_name": "ROCm",
-        "fix_runtime": "Install ROCm (https://rocm.docs.amd.com) and check that this GPU's gfx "
-                       "target is on its support list.",
-        "group": "render",
-    },
-    "intel-gpu": {
-        "drivers": ("i915", "xe"),
-        "wrong_drivers": {"vfio-pci": "it is reserved for a virtual machine (vfio-pci)"},
-        "fix_driver": "Use a kernel with the i915 or xe driver (Linux 6.2 or newer for Arc) "
-                      "and the i915/xe firmware from linux-firmware.",
-        "fix_node": "The GPU driver is bound but /dev/dri/renderD* is missing: check `dmesg` "
-                    "for firmware errors.",
-        "runtime": {"toolkits": ("intel_gpu_compute", "level_zero"),
-                    "packages": ("intel-extension-for-pytorch",)},
-        "runtime_name": "Intel's GPU compute runtime (Level Zero / OpenCL)",
-        "fix_runtime": "Install Intel's compute runtime (intel-opencl-icd and "
-                       "libze-intel-gpu1 / level-zero) to use the GPU from OpenCL, SYCL, "
-                       "OpenVINO or PyTorch XPU.",
-        "group": "render",
-    },
-    "intel-npu": {
-        "drivers": ("intel_vpu",),
-        "fix_driver": "Use a kernel whose intel_vpu driver (CONFIG_DRM_ACCEL_IVPU) knows this "
-                      "NPU (Linux 6.3 added Meteor Lake; Arrow, Lunar and Panther Lake need "
-                      "newer releases) and the NPU firmware (linux-firmware or "
-                      "intel/linux-npu-driver).",
-        "fix_node": "intel_vpu is bound but /dev/accel/accel* is missing: the NPU firmware "
-                    "probably failed to load (see `dmesg | grep vpu`); install "
-                    "intel/linux-npu-driver's firmware.",
-        "runtime": {"toolkits": ("intel_npu_driver", "openvino"),
-                    "packages": ("openvino", "onnxruntime-openvino",
-                                 "intel-npu-acceleration-library")},
-        "runtime_name": "the Intel NPU user-space driver and OpenVINO",
-        "fix_runtime": "Install intel/linux-npu-driver (Level Zero NPU driver) and OpenVINO "
-                       "(`pip install openvino`), then use device \"NPU\".",
-        "group": "render",
-    },
-    "amd-npu": {
-        "drivers": ("amdxdna",),
-        "fix_driver": "Use Linux 6.14 or newer (amdxdna driver) or build amd/xdna-driver, and "
-                      "install the NPU firmware (amdnpu/ in linux-firmware).",
-        "fix_node": "amdxdna is bound but /dev/accel/accel* is missing: check `dmesg` for NPU "
-                    "firmware errors.",
-        "runtime": {"toolkits": ("xrt_xdna_plugin", "xrt"),
-                    "packages": ("onnxruntime-vitisai", "ryzen-ai")},
-        "runtime_name": "XRT with the amdxdna plugin",
-        "fix_runtime": "Install XRT with the amdxdna plugin (amd/xdna-driver) and AMD Ryzen AI "
-                       "Software (ONNX Runtime Vitis AI execution provider).",
-        "group": "render",
-    },
-    "xilinx-fpga": {
-        "drivers": ("xocl", "xclmgmt", "xrt-user", "xrt-mgmt"),
-        "fix_driver": "Install the Xilinx Runtime (XRT), which provides the xocl and xclmgmt "
-                      "drivers, and the card's deployment platform.",
-        "fix_node": "The XRT drivers are bound but their device files are missing: reload "
-                    "xocl/xclmgmt or reboot.",
-        "runtime": {"toolkits": ("xrt",)},
-        "runtime_name": "XRT",
-        "fix_runtime": "Install the Xilinx Runtime (XRT) from AMD/Xilinx and source "
-                       "/opt/xilinx/xrt/setup.sh.",
-    },
-    "intel-fpga": {
-        "drivers": ("dfl-pci", "intel-fpga-pci", "ifpga_rawdev_drv"),
-        "wrong_drivers": {"vfio-pci": "it is handed to a virtual machine or DPDK (vfio-pci)"},
-        "fix_driver": "Load the dfl-pci driver (CONFIG_FPGA_DFL_PCI, Linux 5.x or newer) or "
-                      "install OPAE's intel-fpga driver package.",
-        "fix_node": "dfl-pci is bound but /dev/dfl-fme.* and /dev/dfl-port.* are missing: load "
-                    "the dfl-fme and dfl-afu modules.",
-        "runtime": {"toolkits": ("opae",)},
-        "runtime_name": "OPAE",
-        "fix_runtime": "Install the OPAE SDK (opae-sdk) for fpgainfo, fpgaconf and the AFU "
-                       "libraries.",
-    },
-    "altera-fpga": {
-        "drivers": (),
-        "fix_driver": "Install the card vendor's FPGA driver (for Intel/Altera cards: OPAE and "
-                      "the dfl drivers).",
-        "runtime": {"toolkits": ("opae",)},
-        "runtime_name": "OPAE",
-        "fix_runtime": "Install the OPAE SDK (opae-sdk).",
-    },
-    "google-tpu": {
-        "drivers": (),
-        "fix_driver": "Bind the TPU chips to their driver: on a Cloud TPU VM use a TPU VM "
-                      "image (the chips bind to vfio-pci on v5e and later).",
-        "fix_node": "The TPU driver is bound but /dev/vfio/* or /dev/accel* is missing; use a "
-                    "Cloud TPU VM image.",
-        "nodes_without_driver": ("dev/accel[0-9]*", "dev/vfio/[0-9]*"),
-        "runtime": {"toolkits": ("libtpu",), "packages": ("libtpu", "libtpu-nightly",
-                                                          "torch-xla")},
-        "runtime_name": "libtpu",
-        "fix_runtime": "Install JAX for TPU (`pip install 'jax[tpu]'`, which brings libtpu) "
-                       "or PyTorch/XLA.",
-    },
-    "coral-pcie": {
-        "drivers": ("apex",),
-        "fix_driver": "Install the gasket/apex driver (gasket-dkms from the Coral apt "
-                      "repository), then reboot.",
-        "fix_node": "apex is bound but /dev/apex_* is missing: reload the apex module "
-                    "(`sudo modprobe apex`).",
-        "runtime": {"toolkits": ("libedgetpu",), "packages": ("pycoral",)},
-        "runtime_name": "the Edge TPU runtime (libedgetpu)",
-        "fix_runtime": "Install libedgetpu1-std from the Coral apt repository, plus pycoral or "
-                       "tflite-runtime (wheels exist only up to Python 3.9).",
-        "group": "apex",
-    },
-    "coral-usb": {
-        "drivers": None,
-        "runtime": {"toolkits": ("libedgetpu",), "packages": ("pycoral",)},
-        "runtime_name": "the Edge TPU runtime (libedgetpu)",
-        "fix_runtime": "Install libedgetpu1-std from the Coral apt repository (it loads the "
-                       "Edge TPU firmware on first use), plus pycoral or tflite-runtime "
-                       "(wheels exist only up to Python 3.9).",
-        "group": "plugdev",
-    },
-    "movidius-usb": {
-        "drivers": None,
-        "runtime": {"toolkits": ("openvino",), "packages": ("openvino",)},
-        "runtime_name": "OpenVINO with the MYRIAD plugin",
-        "fix_runtime": "Use OpenVINO 2022.3 LTS or older (the MYRIAD plugin for the Neural "
-                       "Compute Stick was removed in 2023.0) and install its udev rules.",
-        "group": "users",
-    },
-    "aws-neuron": {
-        "drivers": ("neuron", "neuron-driver", "neuron_driver"),
-        "fix_driver": "Install the Neuron driver: `sudo apt install aws-neuronx-dkms` "
-                      "(from the AWS Neuron apt repository).",
-        "fix_node": "The Neuron driver is bound but /dev/neuron* is missing: reload it "
-                    "(`sudo modprobe -r neuron && sudo modprobe neuron`).",
-        "runtime": {"toolkits": ("neuron",),
-                    "packages": ("torch-neuronx", "neuronx-cc", "jax-neuronx", "libneuronxla",
-                                 "torch-neuron")},
-        "runtime_name": "the Neuron runtime and tools",
-        "fix_runtime": "Install aws-neuronx-runtime-lib and aws-neuronx-tools, and torch-neuronx "
-                       "from the Neuron pip repository.",
-    },
-    "habana": {
-        "drivers": ("habanalabs",),
-        "fix_driver": "Install the Intel Gaudi software stack's driver and firmware "
-                      "(habanalabs-dkms, habanalabs-firmware).",
-        "fix_node": "habanalabs is bound but /dev/accel/accel* (or /dev/hl*) is missing: check "
-                    "`dmesg` for firmware errors.",
-        "runtime": {"toolkits": ("synapseai",), "packages": ("habana-torch-plugin",)},
-        "runtime_name": "the Intel Gaudi software (SynapseAI)",
-        "fix_runtime": "Install the Intel Gaudi software (habanalabs-graph, hl-smi) and the "
-                       "Gaudi PyTorch bridge (habana-torch-plugin).",
-        "group": "render",
-    },
-    "tenstorrent": {
-        "drivers": ("tenstorrent",),
-        "fix_driver": "Install tt-kmd (the tenstorrent kernel driver, via DKMS) and update the "
-                      "firmware with tt-flash.",
-        "fix_node": "tenstorrent is bound but /dev/tenstorrent/* is missing: reload the module.",
-        "runtime": {"toolkits": ("tenstorrent",), "packages": ("tt-smi", "ttnn", "pyluwen")},
-        "runtime_name": "TT-Metalium / tt-smi",
-        "fix_runtime": "Install tt-smi and TT-Metalium / TT-NN (`pip install ttnn`).",
-    },
-    "huawei-ascend": {
-        "drivers": ("devdrv_device_driver",),
-        "fix_driver": "Install the Ascend NPU driver and firmware (Ascend-hdk-*-npu-driver and "
-                      "-npu-firmware run packages from Huawei's support site), then reboot.",
-        "fix_node": "The Ascend driver is bound but /dev/davinci* is missing: check `dmesg` and "
-                    "reinstall the NPU driver and firmware.",
-        "fix_container": "Pass the NPU into the container: `--device /dev/davinciN --device "
-                         "/dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc` "
-                         "(or use Ascend Docker Runtime).",
-        "runtime": {"toolkits": ("cann",), "packages": ("torch-npu",)},
-        "runtime_name": "CANN (the Ascend toolkit)",
-        "fix_runtime": "Install the CANN toolkit (Ascend-cann-toolkit) and, for PyTorch, "
-                       "torch-npu.",
-    },
-    "hailo": {
-        "drivers": ("hailo", "hailo_pci", "hailo1x_pci"),
-        "fix_driver": "Install the HailoRT PCIe driver (hailort-pcie-driver or "
-                      "hailort-drivers) and its firmware.",
-        "fix_node": "hailo_pci is bound but /dev/hailo* is missing: check the firmware "
-                    "(`dmesg | grep hailo`).",
-        "runtime": {"toolkits": ("hailort",), "packages": ("hailort",)},
-        "runtime_name": "HailoRT",
-        "fix_runtime": "Install HailoRT (the hailort package and the hailort Python wheel).",
-    },
-    "qualcomm-ai100": {
-        "drivers": ("qaic",),
-        "fix_driver": "Use Linux 6.4 or newer (qaic driver) or install the Qualcomm Cloud AI "
-                      "Platform SDK.",
-        "fix_node": "qaic is bound but /dev/accel/accel* is missing.",
-        "runtime": {"toolkits": ("qaic",)},
-        "runtime_name": "the Qualcomm Cloud AI SDK",
-        "fix_runtime": "Install the Qualcomm Cloud AI Platform and Apps SDKs (/opt/qti-aic).",
-    },
-    "rockchip-npu": {
-        "drivers": ("RKNPU", "rknpu", "rocket"),
-        "fix_driver": "Use a Rockchip vendor kernel with the RKNPU driver (or Linux 6.18 or "
-                      "newer with the rocket driver) and enable the NPU in the device tree.",
-        "fix_node": "The NPU driver is bound but its device file is missing.",
-        "runtime": {"toolkits": ("rknn_runtime",),
-                    "packages": ("rknn-toolkit-lite2", "rknn-toolkit2")},
-        "runtime_name": "the RKNN runtime (librknnrt.so)",
-        "fix_runtime": "Install librknnrt.so and rknn-toolkit-lite2 from "
-                       "airockchip/rknn-toolkit2.",
-        "group": "render",
-    },
-    "arm-npu": {
-        "drivers": ("ethosu", "ethos-u"),
-        "fix_driver": "Use a kernel with the ethosu accel driver and enable the NPU in the "
-                      "device tree.",
-        "runtime": None,
-    },
-    "qualcomm-dsp": {
-        "drivers": None,
-        "runtime": None,
-    },
-    "generic": {
-        "drivers": (),
-        "fix_driver": "Install the device vendor's kernel driver.",
-        "runtime": None,
-    },
-}
-
-# The same texts in Simplified Chinese, key for key (tests check that none is missing). A
-# device's ``readiness_reason_zh`` / ``fix_zh`` are built from these and from _SENTENCES, with
-# the same parameters as the English ones.
-FAMILIES_ZH: dict[str, dict] = {
-    "nvidia-gpu": {
-        "wrong_drivers": {"nouveau": "nouveau 驱动无法运行 CUDA",
-                          "vfio-pci": "它被预留给虚拟机（vfio-pci）",
-                          "pci-stub": "它被 pci-stub 占用"},
-        "fix_driver": "安装 NVIDIA 驱动（例如发行版的 nvidia-driver 或 nvidia-open 软件包，"
-                      "或 CUDA 软件源中的 cuda-drivers），然后重启。",
-        "fix_node": "nvidia 模块已加载，但其设备文件不存在：运行 "
-                    "`sudo nvidia-modprobe -u -c=0` 或重启。",
-        "fix_container": "通过 NVIDIA Container Toolkit 把这块 GPU 交给容器"
-                         "（`docker run --gpus all ...` 或 `--gpus '\"device=N\"'`；"
-                         "在 Kubernetes 中申请 nvidia.com/gpu）。",
-        "runtime_name": "CUDA 驱动库（libcuda.so.1）",
-        "fix_runtime": "安装 NVIDIA 用户态驱动库（libcuda.so.1 和 libnvidia-ml.so.1 随驱动软件包"
-                       "提供，例如 libnvidia-compute）。",
-    },
-    "wsl-gpu": {
-        "fix_driver": "更新 WSL（在 Windows 中运行 `wsl --update`），使其内核带有 dxgkrnl 驱动，"
-                      "并在 Windows 中（而不是在 Linux 中）安装 GPU 驱动。",
-        "fix_node": "dxgkrnl 已绑定，但 /dev/dxg 不存在：更新 WSL（`wsl --update`）并重启它"
-                    "（`wsl --shutdown`）。",
-    },
-    "nvidia-wsl": {
-        "fix_driver": "更新 WSL（在 Windows 中运行 `wsl --update`），使其内核带有 dxgkrnl 驱动，"
-                      "并在 Windows 中安装 NVIDIA 驱动（切勿在 WSL 内安装 Linux 版 NVIDIA 驱动）。",
-        "fix_node": "dxgkrnl 已绑定，但 /dev/dxg 不存在：更新 WSL（`wsl --update`）并重启它"
-                    "（`wsl --shutdown`）。",
-        "runtime_name": "Windows NVIDIA 驱动放在 /usr/lib/wsl/lib 中的 CUDA 驱动库",
-        "fix_runtime": "在 Windows 中安装或更新 NVIDIA 驱动，它会提供 "
-                       "/usr/lib/wsl/lib/libcuda.so.1。不要在 WSL 内安装 Linux 版 NVIDIA 驱动。",
-    },
-    "jetson-gpu": {
-        "fix_driver": "刷写或更新 NVIDIA JetPack（L4T），其中带有集成 GPU 的 nvgpu 驱动。",
-        "fix_node": "GPU 驱动已绑定，但 /dev/nvhost-* 设备节点不存在：请重启，或重新刷写 JetPack。",
-        "runtime_name": "Jetson 版 CUDA",
-        "fix_runtime": "安装 JetPack 的 CUDA 组件：`sudo apt install nvidia-jetpack`。",
-    },
-    "amd-gpu": {
-        "wrong_drivers": {"radeon": "旧的 radeon 驱动无法运行 ROCm",
-                          "vfio-pci": "它被预留给虚拟机（vfio-pci）"},
-        "fix_driver": "加载 amdgpu 驱动：使用带 amdgpu 固件（linux-firmware）的较新内核，"
-                      "或安装 AMD 的 amdgpu-dkms。",
-        "fix_node": "amdgpu 已绑定，但 /dev/kfd 或渲染节点不存在：内核可能缺少 HSA 支持"
-                    "（CONFIG_HSA_AMD）；请使用发行版内核或 amdgpu-dkms。在容器中，需把两者都传入"
-                    "（`--device /dev/kfd --device /dev/dri`）。",
-        "fix_container": "把 GPU 传入容器：`docker run --device /dev/kfd --device /dev/dri ...`"
-                         "（在 Kubernetes 中申请 amd.com/gpu）。",
-        "runtime_name": "ROCm",
-        "fix_runtime": "安装 ROCm（https://rocm.docs.amd.com），并确认这块 GPU 的 gfx 目标在其"
-                       "支持列表中。",
-    },
-    "intel-gpu": {
-        "wrong_drivers": {"vfio-pci": "它被预留给虚拟机（vfio-pci）"},
-        "fix_driver": "使用带 i915 或 xe 驱动的内核（Arc 需要 Linux 6.2 或更新版本），"
-                      "以及 linux-firmware 中的 i915/xe 固件。",
-        "fix_node": "GPU 驱动已绑定，但 /dev/dri/renderD* 不存在：用 `dmesg` 检查固件错误。",
-        "runtime_name": "Intel GPU 计算运行时（Level Zero / OpenCL）",
-        "fix_runtime": "安装 Intel 计算运行时（intel-opencl-icd 和 libze-intel-gpu1 / level-zero），"
-                       "以便通过 OpenCL、SYCL、OpenVINO 或 PyTorch XPU 使用这块 GPU。",
-    },
-    "intel-npu": {
-        "fix_driver": "使用其 intel_vpu 驱动（CONFIG_DRM_ACCEL_IVPU）支持这款 NPU 的内核"
-                      "（Linux 6.3 起支持 Meteor Lake；Arrow Lake、Lunar Lake 和 Panther Lake "
-                      "需要更新的版本），并安装 NPU 固件（linux-firmware 或 intel/linux-npu-driver）。",
-        "fix_node": "intel_vpu 已绑定，但 /dev/accel/accel* 不存在：NPU 固件很可能加载失败"
-                    "（查看 `dmesg | grep vpu`）；请安装 intel/linux-npu-driver 提供的固件。",
-        "runtime_name": "Intel NPU 用户态驱动和 OpenVINO",
-        "fix_runtime": "安装 intel/linux-npu-driver（Level Zero NPU 驱动）和 OpenVINO"
-                       "（`pip install openvino`），然后使用设备 \"NPU\"。",
-    },
-    "amd-npu": {
-        "fix_driver": "使用 Linux 6.14 或更新版本（amdxdna 驱动），或自行编译 amd/xdna-driver，"
-                      "并安装 NPU 固件（linux-firmware 中的 amdnpu/）。",
-        "fix_node": "amdxdna 已绑定，但 /dev/accel/accel* 不存在：用 `dmesg` 检查 NPU 固件错误。",
-        "runtime_name": "带 amdxdna 插件的 XRT",
-        "fix_runtime": "安装带 amdxdna 插件的 XRT（amd/xdna-driver）和 AMD Ryzen AI Software"
-                       "（ONNX Runtime Vitis AI 执行提供程序）。",
-    },
-    "xilinx-fpga": {
-        "fix_driver": "安装 Xilinx Runtime（XRT，提供 xocl 和 xclmgmt 驱动）以及该卡的部署平台。",
-        "fix_node": "XRT 驱动已绑定，但其设备文件不存在：重新加载 xocl/xclmgmt 或重启。",
-        "runtime_name": "XRT",
-        "fix_runtime": "安装 AMD/Xilinx 的 Xilinx Runtime（XRT），并执行 "
-                       "`source /opt/xilinx/xrt/setup.sh`。",
-    },
-    "intel-fpga": {
-        "wrong_drivers": {"vfio-pci": "它已交给虚拟机或 DPDK 使用（vfio-pci）"},
-        "fix_driver": "加载 dfl-pci 驱动（CONFIG_FPGA_DFL_PCI，Linux 5.x 或更新版本），"
-                      "或安装 OPAE 的 intel-fpga 驱动软件包。",
-        "fix_node": "dfl-pci 已绑定，但 /dev/dfl-fme.* 和 /dev/dfl-port.* 不存在：加载 dfl-fme "
-                    "和 dfl-afu 模块。",
-        "runtime_name": "OPAE",
-        "fix_runtime": "安装 OPAE SDK（opae-sdk），以获得 fpgainfo、fpgaconf 和 AFU 库。",
-    },
-    "altera-fpga": {
-        "fix_driver": "安装板卡厂商的 FPGA 驱动（Intel/Altera 板卡：OPAE 和 dfl 驱动）。",
-        "runtime_name": "OPAE",
-        "fix_runtime": "安装 OPAE SDK（opae-sdk）。",
-    },
-    "google-tpu": {
-        "fix_driver": "把 TPU 芯片绑定到其驱动：在 Cloud TPU 虚拟机上使用 TPU 虚拟机镜像"
-                      "（v5e 及更新型号的芯片绑定到 vfio-pci）。",
-        "fix_node": "TPU 驱动已绑定，但 /dev/vfio/* 或 /dev/accel* 不存在；请使用 Cloud TPU "
-                    "虚拟机镜像。",
-        "runtime_name": "libtpu",
-        "fix_runtime": "安装 TPU 版 JAX（`pip install 'jax[tpu]'`，会带上 libtpu）或 PyTorch/XLA。",
-    },
-    "coral-pcie": {
-        "fix_driver": "安装 gasket/apex 驱动（Coral apt 软件源中的 gasket-dkms），然后重启。",
-        "fix_node": "apex 已绑定，但 /dev/apex_* 不存在：重新加载 apex 模块"
-                    "（`sudo modprobe apex`）。",
-        "runtime_name": "Edge TPU 运行时（libedgetpu）",
-        "fix_runtime": "从 Coral apt 软件源安装 libedgetpu1-std，再安装 pycoral 或 tflite-runtime"
-                       "（其 wheel 只支持到 Python 3.9）。",
-    },
-    "coral-usb": {
-        "runtime_name": "Edge TPU 运行时（libedgetpu）",
-        "fix_runtime": "从 Coral apt 软件源安装 libedgetpu1-std（首次使用时由它加载 Edge TPU 固件），"
-                       "再安装 pycoral 或 tflite-runtime（其 wheel 只支持到 Python 3.9）。",
-    },
-    "movidius-usb": {
-        "runtime_name": "带 MYRIAD 插件的 OpenVINO",
-        "fix_runtime": "使用 OpenVINO 2022.3 LTS 或更早版本（神经计算棒所用的 MYRIAD 插件已在 "
-                       "2023.0 中移除），并安装其 udev 规则。",
-    },
-    "aws-neuron": {
-        "fix_driver": "安装 Neuron 驱动：`sudo apt install aws-neuronx-dkms`"
-                      "（来自 AWS Neuron apt 软件源）。",
-        "fix_node": "Neuron 驱动已绑定，但 /dev/neuron* 不存在：重新加载驱动"
-                    "（`sudo modprobe -r neuron && sudo modprobe neuron`）。",
-        "runtime_name": "Neuron 运行时和工具",
-        "fix_runtime": "安装 aws-neuronx-runtime-lib 和 aws-neuronx-tools，并从 Neuron pip "
-                       "软件源安装 torch-neuronx。",
-    },
-    "habana": {
-        "fix_driver": "安装 Intel Gaudi 软件栈的驱动和固件（habanalabs-dkms、habanalabs-firmware）。",
-        "fix_node": "habanalabs 已绑定，但 /dev/accel/accel*（或 /dev/hl*）不存在：用 `dmesg` "
-                    "检查固件错误。",
-        "runtime_name": "Intel Gaudi 软件（SynapseAI）",
-        "fix_runtime": "安装 Intel Gaudi 软件（habanalabs-graph、hl-smi）和 Gaudi PyTorch 桥接"
-                       "（habana-torch-plugin）。",
-    },
-    "tenstorrent": {
-        "fix_driver": "安装 tt-kmd（tenstorrent 内核驱动，通过 DKMS），并用 tt-flash 更新固件。",
-        "fix_node": "tenstorrent 已绑定，但 /dev/tenstorrent/* 不存在：重新加载该模块。",
-        "runtime_name": "TT-Metalium / tt-smi",
-        "fix_runtime": "安装 tt-smi 和 TT-Metalium / TT-NN（`pip install ttnn`）。",
-    },
-    "huawei-ascend": {
-        "fix_driver": "安装昇腾 NPU 驱动和固件（华为技术支持网站上的 Ascend-hdk-*-npu-driver 和 "
-                      "-npu-firmware run 安装包），然后重启。",
-        "fix_node": "昇腾驱动已绑定，但 /dev/davinci* 不存在：用 `dmesg` 检查，并重新安装 NPU "
-                    "驱动和固件。",
-        "fix_container": "把 NPU 传入容器：`--device /dev/davinciN --device /dev/davinci_manager "
-                         "--device /dev/devmm_svm --device /dev/hisi_hdc`（或使用 Ascend Docker "
-                         "Runtime）。",
-        "runtime_name": "CANN（昇腾工具包）",
-        "fix_runtime": "安装 CANN 工具包（Ascend-cann-toolkit）；使用 PyTorch 时再安装 torch-npu。",
-    },
-    "hailo": {
-        "fix_driver": "安装 HailoRT PCIe 驱动（hailort-pcie-driver 或 hailort-drivers）及其固件。",
-        "fix_node": "hailo_pci 已绑定，但 /dev/hailo* 不存在：检查固件（`dmesg | grep hailo`）。",
-        "runtime_name": "HailoRT",
-        "fix_runtime": "安装 HailoRT（hailort 软件包和 hailort Python wheel）。",
-    },
-    "qualcomm-ai100": {
-        "fix_driver": "使用 Linux 6.4 或更新版本（qaic 驱动），或安装 Qualcomm Cloud AI Platform SDK。",
-        "fix_node": "qaic 已绑定，但 /dev/accel/accel* 不存在。",
-        "runtime_name": "Qualcomm Cloud AI SDK",
-        "fix_runtime": "安装 Qualcomm Cloud AI Platform SDK 和 Apps SDK（/opt/qti-aic）。",
-    },
-    "rockchip-npu": {
-        "fix_driver": "使用带 RKNPU 驱动的瑞芯微厂商内核（或带 rocket 驱动的 Linux 6.18 及更新版本），"
-                      "并在设备树中启用 NPU。",
-        "fix_node": "NPU 驱动已绑定，但其设备文件不存在。",
-        "runtime_name": "RKNN 运行时（librknnrt.so）",
-        "fix_runtime": "从 airockchip/rknn-toolkit2 安装 librknnrt.so 和 rknn-toolkit-lite2。",
-    },
-    "arm-npu": {
-        "fix_driver": "使用带 ethosu accel 驱动的内核，并在设备树中启用 NPU。",
-    },
-    "qualcomm-dsp": {},
-    "generic": {
-        "fix_driver": "安装设备厂商提供的内核驱动。",
-    },
-}
-
-# The sentences _assess builds, (English, Chinese), formatted with the same parameters; a
-# parameter given as an (English, Chinese) pair is taken in the sentence's language.
-_SENTENCES: dict[str, tuple[str, str]] = {
-    "no_driver": ("No kernel driver is bound to this device.",
-                  "此设备没有绑定内核驱动。"),
-    "wrong_driver": ("The device is bound to {driver}, but {why}.",
-                     "此设备绑定的是 {driver}，但{why}。"),
-    "node_missing": ("The {driver} driver is bound but the device file ({nodes}) is missing.",
-                     "{driver}驱动已绑定，但设备文件（{nodes}）不存在。"),
-    "companion_missing": ("The {driver} driver is bound but {node} is missing, so no compute "
-                          "runtime can use the device.",
-                          "{driver}驱动已绑定，但缺少 {node}，因此任何计算运行时都无法使用此设备。"),
-    "fix_node": ("Reload the driver and check `dmesg` for errors.",
-                 "重新加载驱动，并用 `dmesg` 查看错误信息。"),
-    "no_access": ("You cannot open {node} (it belongs to group {group}).",
-                  "当前用户无法打开 {node}（它属于 {group} 组）。"),
-    "fix_access": ("Add your user to the {group} group (`sudo usermod -aG {group} $USER`), then "
-                   "log out and back in.",
-                   "把当前用户加入 {group} 组（`sudo usermod -aG {group} $USER`），然后注销并重新登录。"),
-    "no_firmware": ("The device has not received its firmware yet, and {runtime}, which loads "
-                    "it, was not found.",
-                    "设备尚未加载固件，而负责加载固件的 {runtime} 也未找到。"),
-    "no_runtime": ("The software that drives this device is missing: {runtime} was not found.",
-                   "缺少驱动此设备的软件：未找到 {runtime}。"),
-    "unknown": ("accelgui does not know which software drives this device.",
-                "accelgui 不知道此设备由哪种软件驱动。"),
-    "fix_unknown": ("See the device vendor's documentation for its runtime.",
-                    "请查阅设备厂商的文档，了解它所需的运行时。"),
-    "not_passed_in": ("This {container} container was not given {nodes}: the device is on the "
-                      "host but not passed in.",
-                      "此 {container} 容器没有获得 {nodes}：设备在宿主机上，但没有传入容器。"),
-    "fix_container": ("Pass the device into the container (`docker run --device {node} ...`, or "
-                      "the device plugin's resource in Kubernetes).",
-                      "把设备传入容器（`docker run --device {node} ...`，或在 Kubernetes 中申请"
-                      "设备插件提供的资源）。"),
-}
-
-# Fallback words inside those sentences.
-_WORDS: dict[str, tuple[str, str]] = {
-    "kernel": ("kernel", "内核"),
-    "its_node": ("its device file", "其设备文件"),
-    "the_node": ("the device file", "该设备文件"),
-    "the_runtime": ("the runtime", "运行时"),
-    "its_runtime": ("its runtime", "其运行时"),
-}
+# PCI base classes (and sub-classes) whose functions can be compute devices: display,
+# processing accelerators, co-processors, signal processing, unclassified. A driver name is
+# evidence only for these: an NVSwitch (0x0680 bridge) bound to nvidia is no GPU, nor is any
+# bridge, network, storage or serial-bus function whatever drives it.
+COMPUTE_CLASSES = ("03", "12", "0b40", "1180", "00", "ff")
+# Classes that are never accelerators, whatever node or driver they have.
+NEVER_COMPUTE = ("01", "02", "06", "0c")
 
 
-# No blank next to full-width punctuation: "运行时（libedgetpu） 也" -> "运行时（libedgetpu）也".
-_ZH_PUNCT_SPACE = re.compile(r" +(?=[，。：；、（）])|(?<=[，。：；、（）]) +")
+def can_compute(cls: str | None) -> bool:
+    cls = (cls or "").lower()
+    return any(cls.startswith(c) for c in COMPUTE_CLASSES)
 
 
-def _say(key: str, **params) -> tuple[str, str]:
-    """(English, Chinese) of sentence ``key``; a pair-valued parameter goes by language."""
-    en, zh = _SENTENCES[key]
-    en = en.format(**{k: v[0] if isinstance(v, tuple) else v for k, v in params.items()})
-    if any(isinstance(v, tuple) and v[1] is None for v in params.values()):
-        return en, None         # a part has no Chinese: better English than a mix
-    zh = zh.format(**{k: v[1] if isinstance(v, tuple) else v for k, v in params.items()})
-    return en, _ZH_PUNCT_SPACE.sub("", zh)
+def _fam(fid: str | None) -> dict:
+    return families.family(fid) or {}
 
-
-def _family_text(family: str, key: str, sub: str | None = None) -> tuple[str | None, str | None]:
-    """(English, Chinese) of a FAMILIES text; Chinese None when the table lacks it."""
-    en = (FAMILIES.get(family) or {}).get(key)
-    zh = (FAMILIES_ZH.get(family) or {}).get(key)
-    if sub is not None:
-        en = (en or {}).get(sub)
-        zh = (zh or {}).get(sub)
-    return en, (zh if en is not None else None)
-
-
-# Device nodes by driver: (required, any of). Globs may use wildcards in the last part.
-_DRIVER_NODES = {
-    "nvidia": ((), ("dev/nvidia[0-9]*",)),
-    "amdgpu": ((), ("dev/dri/renderD*",)),
-    "i915": ((), ("dev/dri/renderD*",)),
-    "xe": ((), ("dev/dri/renderD*",)),
-    "intel_vpu": ((), ("dev/accel/accel*",)),
-    "amdxdna": ((), ("dev/accel/accel*",)),
-    "qaic": ((), ("dev/accel/accel*",)),
-    "ethosu": ((), ("dev/accel/accel*",)),
-    "rocket": ((), ("dev/accel/accel*",)),
-    "habanalabs": ((), ("dev/accel/accel*", "dev/hl[0-9]*")),
-    "neuron": ((), ("dev/neuron[0-9]*",)),
-    "neuron-driver": ((), ("dev/neuron[0-9]*",)),
-    "neuron_driver": ((), ("dev/neuron[0-9]*",)),
-    "apex": ((), ("dev/apex_*",)),
-    "tenstorrent": ((), ("dev/tenstorrent/*",)),
-    "hailo": ((), ("dev/hailo[0-9]*",)),
-    "hailo_pci": ((), ("dev/hailo[0-9]*",)),
-    "hailo1x_pci": ((), ("dev/hailo[0-9]*",)),
-    "xocl": ((), ("dev/dri/renderD*", "dev/xfpga/*")),
-    "xclmgmt": ((), ("dev/xclmgmt*",)),
-    "dfl-pci": ((), ("dev/dfl-fme.*", "dev/dfl-port.*")),
-    "intel-fpga-pci": ((), ("dev/intel-fpga-fme.*", "dev/intel-fpga-port.*")),
-    "vfio-pci": (("dev/vfio/vfio",), ()),
-    "devdrv_device_driver": ((), ("dev/davinci[0-9]*",)),
-    "dxgkrnl": ((), ("dev/dxg",)),
-    "RKNPU": ((), ("dev/rknpu", "dev/dri/renderD*")),
-    "rknpu": ((), ("dev/rknpu", "dev/dri/renderD*")),
-    "gk20a": ((), ("dev/nvhost-ctrl-gpu", "dev/nvhost-gpu", "dev/nvgpu/igpu0/ctrl")),
-    "nvgpu": ((), ("dev/nvhost-ctrl-gpu", "dev/nvhost-gpu", "dev/nvgpu/igpu0/ctrl")),
-}
-
-
-_COMPANIONS = {"nvidia": "dev/nvidiactl", "amdgpu": "dev/kfd"}
-# Companions without which the device cannot compute: ROCm and every HSA runtime open
-# /dev/kfd, which amdgpu creates at load only when the kernel has HSA support
-# (CONFIG_HSA_AMD), and a container sees only when it is passed in. (/dev/nvidiactl, by
-# contrast, is made on first use by the setuid nvidia-modprobe, so its absence is a note.)
-_REQUIRED_COMPANIONS = {"/dev/kfd"}
-# Drivers whose compute device file is their own, not the DRM render node that a DRM
-# helper (nvidia-drm) may create under the same PCI function: CUDA opens /dev/nvidiaN.
-_OWN_COMPUTE_NODES = {"nvidia"}
 
 # ---------------------------------------------------------------------------------------
 # Classification
 # ---------------------------------------------------------------------------------------
 
 def _family(kind: str, vendor: str, device: str) -> str:
-    if vendor == "10de":
-        return "nvidia-gpu" if kind == "gpu" else "generic"
-    if vendor == "1002":
-        return "amd-gpu" if kind == "gpu" else "generic"
-    if vendor == "1022":
-        return "amd-npu" if kind == "npu" else "generic"
-    if vendor == "8086":
-        return {"gpu": "intel-gpu", "npu": "intel-npu", "fpga": "intel-fpga"}.get(kind, "generic")
-    return {"10ee": "xilinx-fpga", "1c2c": "intel-fpga", "1172": "altera-fpga",
-            "1ae0": "google-tpu", "1ac1": "coral-pcie", "1d0f": "aws-neuron", "1414": "wsl-gpu",
-            "1da3": "habana", "1e52": "tenstorrent", "1e60": "hailo",
-            "17cb": "qualcomm-ai100", "19e5": "huawei-ascend"}.get(vendor, "generic")
+    """The family claiming this PCI function ("generic" when none does)."""
+    return families.family_for(vendor, device, kind) or "generic"
 
 
 def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
@@ -652,7 +73,7 @@ def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
     vendor, device, cls = vendor.lower(), device.lower(), (cls or "").lower()
     key = f"{vendor}:{device}"
     entry = tables.get("devices", {}).get(key)
-    vinfo = tables.get("vendors", {}).get(vendor) or {}
+    vinfo = ids.vendor_info(vendor) or {}
     base, sub = cls[:2], cls[:4]
     kind = None
     if base == "03":
@@ -669,7 +90,7 @@ def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
     elif vendor in tables.get("fpga_vendors", frozenset()) and \
             sub in ("1200", "1180", "0b40", "0880", "0580", "ff00", "1100"):
         kind = "fpga"
-    elif vinfo.get("kind") and base not in ("01", "02", "06", "0c"):
+    elif vinfo.get("kind") and base not in NEVER_COMPUTE:
         kind = vinfo["kind"]            # vendors that make nothing but accelerators
     elif base == "12":
         kind = accelerator_kind(vendor)
@@ -696,41 +117,29 @@ _ACCELERATOR_KIND_BY_VENDOR = {"1002": "gpu", "10ee": "fpga", "1172": "fpga", "1
 def accelerator_kind(vendor: str) -> str:
     from accelgui.probes import ids
 
-    vinfo = ids.curated().get("vendors", {}).get(vendor.lower()) or {}
+    vinfo = ids.vendor_info(vendor) or {}
     return _ACCELERATOR_KIND_BY_VENDOR.get(vendor.lower()) or vinfo.get("kind") or "accelerator"
 
 
-# Drivers that only ever bind accelerators: (kind, family).
-ACCEL_DRIVERS = {
-    "nvidia": ("gpu", "nvidia-gpu"), "amdgpu": ("gpu", "amd-gpu"), "i915": ("gpu", "intel-gpu"),
-    "xe": ("gpu", "intel-gpu"), "intel_vpu": ("npu", "intel-npu"), "amdxdna": ("npu", "amd-npu"),
-    "habanalabs": ("accelerator", "habana"), "neuron": ("accelerator", "aws-neuron"),
-    "neuron-driver": ("accelerator", "aws-neuron"), "neuron_driver": ("accelerator", "aws-neuron"),
-    "apex": ("tpu", "coral-pcie"), "tenstorrent": ("accelerator", "tenstorrent"),
-    "hailo": ("accelerator", "hailo"), "hailo_pci": ("accelerator", "hailo"),
-    "hailo1x_pci": ("accelerator", "hailo"), "qaic": ("accelerator", "qualcomm-ai100"),
-    "devdrv_device_driver": ("npu", "huawei-ascend"),
-    "xocl": ("fpga", "xilinx-fpga"), "xclmgmt": ("fpga", "xilinx-fpga"),
-    "dfl-pci": ("fpga", "intel-fpga"), "intel-fpga-pci": ("fpga", "intel-fpga"),
-}
-
-
-def classify_by_driver(vendor: str, device: str, driver: str | None) -> dict | None:
-    """A function no id table knows, bound to a driver that only drives accelerators."""
-    if driver not in ACCEL_DRIVERS:
+def classify_by_driver(vendor: str, device: str, driver: str | None,
+                       cls: str | None = None) -> dict | None:
+    """A function no id table knows, bound to a driver that only drives accelerators, and
+    of a class that can compute (``cls`` None: the caller checked the class)."""
+    hit = families.family_for_driver(driver)
+    if hit is None or (cls is not None and not can_compute(cls)):
         return None
     from accelgui.probes import ids
 
-    kind, family = ACCEL_DRIVERS[driver]
-    vinfo = ids.curated().get("vendors", {}).get(vendor) or {}
-    return {"kind": kind, "vendor": vinfo.get("id"), "family": family, "curated": None}
+    kind, family = hit
+    return {"kind": kind, "vendor": (ids.vendor_info(vendor) or {}).get("id"), "family": family,
+            "curated": None}
 
 
 def refine_by_driver(verdict: dict, driver: str | None) -> dict:
     """A generic class-0x12 device bound to a known accelerator driver gets that family."""
-    if driver in ACCEL_DRIVERS:
-        kind, family = ACCEL_DRIVERS[driver]
-        return dict(verdict, kind=kind, family=family)
+    hit = families.family_for_driver(driver)
+    if hit:
+        return dict(verdict, kind=hit[0], family=hit[1])
     return verdict
 
 
@@ -782,30 +191,41 @@ def node_group(ctx, rel: str) -> str | None:
         return None
 
 
+def driver_nodes(driver: str | None) -> tuple[list[str], list[str]]:
+    """(all of, any of): the device files ``driver`` creates, from the family data."""
+    rule = families.driver_rule(driver) or {}
+    return list(rule.get("nodes_required") or ()), list(rule.get("nodes") or ())
+
+
+def _own_compute_node(driver: str | None) -> bool:
+    """Drivers whose compute device file is their own, not the DRM render node that a DRM
+    helper (nvidia-drm) may create under the same PCI function: CUDA opens /dev/nvidiaN."""
+    return bool((families.driver_rule(driver) or {}).get("own_compute_node"))
+
+
 def check_nodes(ctx, rec: dict) -> None:
     """Fill rec["nodes"]: which device files the bound driver should have made, and whether
     they exist (None when the tree holds no dev/) and, live, are accessible."""
     driver = rec.get("driver")
     exact = list(rec.get("sysfs_nodes") or ())
-    required, any_of = _DRIVER_NODES.get(driver or "", ((), ()))
-    any_of = list(any_of)
+    required, any_of = driver_nodes(driver)
     if driver == "nvidia" and rec.get("nvidia_minor") is not None:
         any_of = [f"dev/nvidia{rec['nvidia_minor']}"]
     if driver == "vfio-pci" and rec.get("iommu_group"):
         any_of = [f"dev/vfio/{rec['iommu_group']}"]
-    if exact and driver in _OWN_COMPUTE_NODES:
+    if exact and _own_compute_node(driver):
         exact = []
     if exact:
         # The driver's own class devices under the PCI function name its nodes exactly.
         any_of = [p for p in exact if not p.startswith("dev/dri/card")]
     elif driver is None:
-        any_of = list(FAMILIES.get(rec.get("family") or "", {}).get("nodes_without_driver", ()))
+        any_of = list(_fam(rec.get("family")).get("nodes_without_driver") or ())
     rec["nodes"] = evaluate_nodes(ctx, list(required), any_of)
     rec["nodes"]["exact"] = bool(exact) or (driver is None and bool(any_of))
-    companion = _COMPANIONS.get(driver or "")
+    companion = (families.driver_rule(driver) or {}).get("companion")
     if companion and rec["nodes"]["ok"] is not None:
         # /dev/kfd (ROCm) and /dev/nvidiactl (CUDA) serve all GPUs of the driver.
-        rec["nodes"]["companion"] = {"/" + companion: ctx.exists(companion)}
+        rec["nodes"]["companion"] = {"/" + companion["node"]: ctx.exists(companion["node"])}
 
 
 def evaluate_nodes(ctx, required: list[str], any_of: list[str]) -> dict:
@@ -881,6 +301,8 @@ def _pci_device(rec: dict, tables: dict) -> dict:
         "pcie": rec.get("pcie"),
         "family": rec.get("family"),
     }
+    if rec.get("is_vf"):
+        details["virtual_function"] = True
     for key in ("generation", "gfx_target"):
         if entry.get(key):
             details[key] = entry[key]
@@ -995,7 +417,7 @@ def _attach_class_nodes(dev: dict, class_nodes: list[dict], addresses: set[str])
             dev["details"].setdefault("render_node", "/" + n["node"])
         elif name.startswith("accel"):
             dev["details"].setdefault("accel_node", "/" + n["node"])
-    own = dev.get("driver") in _OWN_COMPUTE_NODES
+    own = _own_compute_node(dev.get("driver"))
     usable = [n for n in mine if not n["name"].startswith("card")
               and not (own and n["name"].startswith("renderD"))]
     existing = [n for n in usable if n.get("node_exists")]
@@ -1078,23 +500,66 @@ def _merge_kfd(devices: list[dict], kfd: list[dict]) -> None:
             details["memory_source"] = "kfd"
 
 
-def _runtime(family: str, software: dict, meta: dict, dev: dict) -> tuple[bool | None, str | None]:
-    spec = FAMILIES.get(family, {}).get("runtime")
+def _runtime(family: str, software: dict, meta: dict, dev: dict) -> tuple[bool | None, dict | None]:
+    """(found, evidence message) of the family's runtime; found None when not knowable."""
+    spec = _fam(family).get("runtime")
     if not spec:
         return None, None
     toolkits = software.get("toolkits") or {}
     packages = software.get("packages") or {}
-    for name in spec.get("toolkits", ()):
+    for name in spec.get("toolkits") or ():
         if name in toolkits:
-            return True, f"toolkit {name}"
-    for name in spec.get("packages", ()):
+            return True, l10n.msg("devices.ladder.runtime_toolkit", name=name)
+    for name in spec.get("packages") or ():
         if name in packages:
-            return True, f"package {name}"
+            return True, l10n.msg("devices.ladder.runtime_package", name=name)
     if spec.get("nvml") and dev.get("_nvml"):
-        return True, "NVML"
+        return True, l10n.msg("devices.ladder.runtime_nvml")
     if meta.get("live") or meta.get("libs_recorded"):
         return False, None
     return None, None
+
+
+LADDER = ("present", "driver", "node", "access", "runtime")
+# The old readiness_checks words for each ladder result (kept in details for older readers).
+_CHECK_WORDS = {"driver": {True: "ok", False: "missing"}, "node": {True: "ok", False: "missing"},
+                "access": {True: "ok", False: "denied"}, "runtime": {False: "missing"}}
+
+
+def _text_msg(value) -> dict | None:
+    """A family's bilingual data text as a message."""
+    return l10n.msg("devices.text", text=value) if value else None
+
+
+class _Ladder:
+    """The readiness ladder of one device: each step's result, and the verdict where the
+    first step fails (reason and fix as messages, their English text beside them)."""
+
+    def __init__(self, dev: dict):
+        self.dev = dev
+        self.steps = {s: {"step": s, "ok": None, "detail": None, "detail_msg": None} for s in LADDER}
+
+    def step(self, name: str, ok, detail_msg=None, check: str | None = None) -> None:
+        row = self.steps[name]
+        row["ok"] = ok
+        row["detail_msg"] = detail_msg
+        row["detail"] = l10n.render(detail_msg, "en") if detail_msg else None
+        key = "device_node" if name == "node" else name
+        checks = self.dev["details"]["readiness_checks"]
+        checks[key] = check or _CHECK_WORDS.get(name, {}).get(ok) or checks.get(key)
+
+    def stop(self, name: str, state: str, reason: dict | None, fix: dict | None,
+             check: str | None = None) -> None:
+        self.step(name, False, reason, check)
+        self.verdict(state, reason, fix)
+
+    def verdict(self, state: str, reason: dict | None, fix: dict | None) -> None:
+        dev = self.dev
+        dev["readiness"] = state
+        dev["readiness_reason_msg"], dev["fix_msg"] = reason, fix
+        dev["readiness_reason"] = l10n.render(reason, "en") if reason else None
+        dev["fix"] = l10n.render(fix, "en") if fix else None
+        dev["ladder"] = [self.steps[s] for s in LADDER]
 
 
 def _assess(dev: dict, software: dict, meta: dict) -> None:
@@ -1103,60 +568,54 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     drivers = [d for d in dev.pop("_drivers", []) if d]
     dev.pop("_nvml", None)
     inferred = dev.pop("_driver_inferred", None)
-    texts = family if family in FAMILIES else "generic"     # whose texts to use
-    spec = FAMILIES[texts]
-    checks = {"driver": None, "device_node": None, "access": None, "runtime": None}
+    spec = _fam(family)
     details = dev["details"]
-    details["readiness_checks"] = checks
+    details["readiness_checks"] = {"driver": None, "device_node": None, "access": None,
+                                   "runtime": None}
+    ladder = _Ladder(dev)
+    ladder.step("present", True, l10n.msg("devices.ladder.present", bus=dev.get("bus") or "?",
+                                          address=dev.get("address") or "?"))
 
-    def verdict(state, reason, fix):
-        """``reason`` and ``fix``: (English, Chinese) pairs (or None)."""
-        reason, fix = reason or (None, None), fix or (None, None)
-        dev["readiness"], dev["readiness_reason"], dev["fix"] = state, reason[0], fix[0]
-        dev["readiness_reason_zh"], dev["fix_zh"] = reason[1], fix[1]
+    def fix(step, fallback=None):
+        return _text_msg(families.text(family, "fixes", step)) or fallback
 
-    def text(key, fallback=None):
-        en, zh = _family_text(texts, key)
-        if en is None and fallback is not None:
-            return fallback
-        return (en, zh) if en is not None else None
-
-    # 1. driver bound
-    expected = spec.get("drivers")
-    if expected is not None and not drivers and nodes.get("ok") and nodes.get("exact"):
+    # 1. driver bound (a family with "drivers": null needs none: USB devices, DSPs)
+    expected = spec.get("drivers") if spec else {}
+    if expected is None:
+        ladder.step("driver", True, l10n.msg("devices.ladder.driver_not_needed"), check="not needed")
+    elif not drivers and nodes.get("ok") and nodes.get("exact"):
         # No driver link in the tree, but device files only a bound driver creates exist.
-        checks["driver"] = "ok (inferred from its device files)"
-    elif expected is not None and not drivers and inferred:
-        checks["driver"] = f"ok (inferred from {inferred})"
-    elif expected is not None:
-        if not drivers:
-            checks["driver"] = "missing"
-            verdict("driver-missing", _say("no_driver"),
-                    text("fix_driver", _family_text("generic", "fix_driver")))
-            return
-        wrong = [d for d in drivers if d in (spec.get("wrong_drivers") or {})]
+        ladder.step("driver", True, l10n.msg("devices.ladder.driver_inferred_nodes"),
+                    check="ok (inferred from its device files)")
+    elif not drivers and inferred:
+        ladder.step("driver", True, inferred, check="ok (inferred from its devfreq entry)")
+    elif not drivers:
+        ladder.stop("driver", "driver-missing", l10n.msg("devices.reason.no_driver"),
+                    fix("driver", l10n.msg("devices.fix.driver")))
+        return
+    else:
+        wrong_texts = spec.get("wrong_drivers") or {}
+        wrong = [d for d in drivers if d in wrong_texts]
         if wrong and not any(d in expected for d in drivers):
-            checks["driver"] = "wrong"
-            verdict("driver-missing",
-                    _say("wrong_driver", driver=wrong[0],
-                         why=_family_text(texts, "wrong_drivers", wrong[0])),
-                    text("fix_driver"))
+            ladder.stop("driver", "driver-missing",
+                        l10n.msg("devices.reason.wrong_driver", driver=wrong[0],
+                                 why=wrong_texts[wrong[0]]),
+                        fix("driver"), check="wrong")
             return
-        checks["driver"] = "ok"
+        ladder.step("driver", True, l10n.msg("devices.ladder.driver_bound", driver=drivers[0]))
     # 2. device node
     container = meta.get("container")
+    driver = drivers[0] if drivers else None
     if nodes.get("ok") is False:
-        checks["device_node"] = "missing"
         expected_nodes = ", ".join(p.replace("[0-9]*", "N") for p in nodes.get("expected") or ()) \
-            or _WORDS["its_node"]
+            or l10n.msg("devices.word.its_node")
         if container:
-            _not_passed_in(dev, texts, checks, container, expected_nodes)
+            _not_passed_in(ladder, family, container, expected_nodes)
             return
-        verdict("driver-missing",
-                _say("node_missing", driver=_driver_word(drivers), nodes=expected_nodes),
-                text("fix_node", _say("fix_node")))
+        reason = l10n.msg("devices.reason.node_missing", driver=driver, nodes=expected_nodes) \
+            if driver else l10n.msg("devices.reason.node_missing_kernel", nodes=expected_nodes)
+        ladder.stop("node", "driver-missing", reason, fix("node", l10n.msg("devices.fix.node")))
         return
-    checks["device_node"] = "ok" if nodes.get("ok") else "not checked"
     if nodes.get("found"):
         details["device_nodes"] = nodes["found"]
     for node, present in (nodes.get("companion") or {}).items():
@@ -1164,63 +623,73 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
             details["device_nodes"] = [node] + list(details.get("device_nodes") or [])
         else:
             details.setdefault("missing_nodes", []).append(node)
-    required = [n for n in details.get("missing_nodes") or () if n in _REQUIRED_COMPANIONS]
+    required = [n for n in details.get("missing_nodes") or () if n in _required_companions()]
     if required:
-        checks["device_node"] = "missing"
         if container:
-            _not_passed_in(dev, texts, checks, container, required[0])
+            _not_passed_in(ladder, family, container, required[0])
             return
-        verdict("driver-missing",
-                _say("companion_missing", driver=_driver_word(drivers), node=required[0]),
-                text("fix_node", _say("fix_node")))
+        reason = l10n.msg("devices.reason.companion_missing", driver=driver, node=required[0]) \
+            if driver else l10n.msg("devices.reason.companion_missing_kernel", node=required[0])
+        ladder.stop("node", "driver-missing", reason, fix("node", l10n.msg("devices.fix.node")))
         return
+    if nodes.get("ok"):
+        ladder.step("node", True, l10n.msg("devices.ladder.nodes_found",
+                                           nodes=", ".join(details.get("device_nodes") or ())
+                                           or l10n.msg("devices.word.its_node")))
+    else:
+        ladder.step("node", None, check="not checked")
     # 3. access (live only)
     if nodes.get("access") is False:
-        checks["access"] = "denied"
         group = nodes.get("group") or spec.get("group") or "render"
-        node = nodes.get("denied") or _WORDS["the_node"]
-        verdict("no-access", _say("no_access", node=node, group=group),
-                _say("fix_access", group=group))
+        node = nodes.get("denied") or l10n.msg("devices.word.its_node")
+        ladder.stop("access", "no-access", l10n.msg("devices.reason.no_access", node=node, group=group),
+                    l10n.msg("devices.fix.access", group=group))
         return
-    checks["access"] = "ok" if nodes.get("access") else "not checked"
+    if nodes.get("access"):
+        ladder.step("access", True, l10n.msg("devices.ladder.access_ok",
+                                             nodes=", ".join(nodes.get("found") or ())))
+    else:
+        ladder.step("access", None, check="not checked")
     # 4. runtime
     ok, evidence = _runtime(family, software, meta, dev)
-    if details.get("firmware_loaded") is False and not ok:
-        checks["runtime"] = "missing"
-        verdict("runtime-missing",
-                _say("no_firmware", runtime=text("runtime_name", _WORDS["the_runtime"])),
-                text("fix_runtime"))
+    runtime = _text_msg(families.text(family, "runtime", "name"))
+    if details.get("firmware_loaded") is False and not ok and spec.get("runtime"):
+        ladder.stop("runtime", "runtime-missing",
+                    l10n.msg("devices.reason.no_firmware",
+                             runtime=runtime or l10n.msg("devices.word.the_runtime")),
+                    fix("runtime"))
         return
     if ok is False:
-        checks["runtime"] = "missing"
-        verdict("runtime-missing",
-                _say("no_runtime", runtime=text("runtime_name", _WORDS["its_runtime"])),
-                text("fix_runtime"))
+        ladder.stop("runtime", "runtime-missing",
+                    l10n.msg("devices.reason.no_runtime",
+                             runtime=runtime or l10n.msg("devices.word.its_runtime")),
+                    fix("runtime", l10n.msg("devices.fix.unknown")))
         return
-    checks["runtime"] = evidence or "not checked"
-    if family == "generic" and not spec.get("runtime"):
-        verdict("unknown", _say("unknown"), _say("fix_unknown"))
+    ladder.step("runtime", ok, evidence,
+                check=l10n.render(evidence) if evidence else "not checked")
+    if not spec:
+        ladder.verdict("unknown", l10n.msg("devices.reason.unknown"), l10n.msg("devices.fix.unknown"))
         return
-    verdict("ready", None, None)
+    ladder.verdict("ready", None, None)
 
 
-def _driver_word(drivers: list) -> tuple[str, str]:
-    """The bound driver as named in a sentence: "The nvidia driver" / "nvidia 驱动"."""
-    return (drivers[0], drivers[0] + " ") if drivers else _WORDS["kernel"]
+def _required_companions() -> set[str]:
+    """Companions without which the device cannot compute: ROCm and every HSA runtime open
+    /dev/kfd, which amdgpu creates at load only when the kernel has HSA support; the data
+    marks them ``required`` (/dev/nvidiactl, by contrast, is made on first use)."""
+    return {"/" + r["companion"]["node"] for r in families.all_drivers().values()
+            if (r.get("companion") or {}).get("required")}
 
 
-def _not_passed_in(dev: dict, family: str, checks: dict, container: str, nodes) -> None:
+def _not_passed_in(ladder: _Ladder, family: str, container: str, nodes) -> None:
     """Inside a container a missing device file means it was not passed in, not that the
     host lacks a driver: the device is there, this environment cannot reach it."""
-    checks["access"] = "not passed into the container"
-    dev["readiness"] = "no-access"
-    reason = _say("not_passed_in", container=container, nodes=nodes)
-    fix = _family_text(family, "fix_container")
-    if fix[0] is None:
-        first = nodes if isinstance(nodes, tuple) else nodes.split(",")[0]
-        fix = _say("fix_container", node=first)
-    dev["readiness_reason"], dev["readiness_reason_zh"] = reason
-    dev["fix"], dev["fix_zh"] = fix
+    reason = l10n.msg("devices.reason.not_passed_in", container=container, nodes=nodes)
+    first = nodes if isinstance(nodes, dict) else nodes.split(",")[0]
+    fix = _text_msg(families.text(family, "fixes", "container")) or \
+        l10n.msg("devices.fix.container", node=first)
+    ladder.stop("node", "no-access", reason, fix, check="missing")
+    ladder.dev["details"]["readiness_checks"]["access"] = "not passed into the container"
 
 
 def _soc_device(rec: dict) -> dict:
@@ -1233,7 +702,7 @@ def _soc_device(rec: dict) -> dict:
     dev["_nodes"] = rec.get("nodes") or {}
     dev["_drivers"] = [rec.get("driver")] if rec.get("driver") else []
     if not rec.get("driver") and dev["details"].get("devfreq"):
-        dev["_driver_inferred"] = "its devfreq entry, which only a loaded driver registers"
+        dev["_driver_inferred"] = l10n.msg("devices.ladder.driver_inferred_devfreq")
     return dev
 
 
@@ -1242,7 +711,7 @@ def _usb_device(rec: dict, tables: dict) -> dict:
     entry = tables.get("usb_devices", {}).get(key) or {}
     vinfo = tables.get("usb_vendors", {}).get(rec["vendor_id"]) or {}
     name = rec.get("usb_ids_product") or entry.get("name")
-    family = "coral-usb" if entry.get("vendor") == "google" else "movidius-usb"
+    family = families.family_for_usb(key) or "generic"
     details = {"family": family, "product": rec.get("product"),
                "manufacturer": rec.get("manufacturer"), "speed_mbps": rec.get("speed_mbps"),
                "firmware_loaded": entry.get("firmware_loaded"), "serial": rec.get("serial")}
@@ -1263,23 +732,86 @@ def _usb_device(rec: dict, tables: dict) -> dict:
 
 
 def _accel_platform_device(node: dict) -> dict:
+    """A compute-accelerator node whose parent is a platform device nothing else found (an
+    NPU of an Arm SoC): its driver names the family."""
     driver = node.get("driver")
-    vendor, family, kind = None, "generic", "npu"
-    if driver in ("rocket", "RKNPU", "rknpu"):
-        vendor, family = "rockchip", "rockchip-npu"
-    elif driver in ("ethosu", "ethos-u"):
-        vendor, family = "arm", "arm-npu"
-    name = {"rockchip-npu": "Rockchip NPU", "arm-npu": "Arm Ethos-U NPU"}.get(
-        family, f"Accelerator {node.get('parent')}")
+    family = (families.driver_rule(driver) or {}).get("family") or "generic"
+    entry = _fam(family)
+    name = (entry.get("name") or {}).get("en") or f"Accelerator {node.get('parent')}"
     nodes = {"expected": ["/" + node["node"]],
              "found": ["/" + node["node"]] if node.get("node_exists") else [],
              "ok": True if node.get("node_exists") else None, "access": node.get("access"),
              "group": None, "denied": "/" + node["node"] if node.get("access") is False else None}
-    return {"kind": kind, "vendor": vendor, "name": name, "bus": "platform",
-            "address": node.get("parent"), "pci_id": None, "usb_id": None, "driver": driver,
-            "integrated": True, "readiness": "unknown", "readiness_reason": None, "fix": None,
+    return {"kind": entry.get("kind") or "npu", "vendor": entry.get("vendor"), "name": name,
+            "bus": "platform", "address": node.get("parent"), "pci_id": None, "usb_id": None,
+            "driver": driver, "integrated": True, "readiness": "unknown",
+            "readiness_reason": None, "fix": None,
             "details": {"family": family, "accel_node": "/" + node["node"]},
             "_family": family, "_nodes": nodes, "_drivers": [driver] if driver else []}
+
+
+SEGMENTS = ("data-centre", "workstation", "consumer", "embedded")
+FORMS = ("discrete", "integrated", "embedded", "virtual")
+
+
+def _segment_form(dev: dict, entry: dict, spec: dict | None) -> tuple[str | None, str | None]:
+    """Market segment and physical form: the device's specification row first, then the
+    family's rules on the name (GeForce is consumer, Instinct data-centre...), then the
+    family's default; the form from the PCI facts (a virtual function, an iGPU) where the row
+    does not say."""
+    spec = spec or {}
+    details = dev.get("details") or {}
+    integrated = bool(dev.get("integrated"))
+    segment = spec.get("segment")
+    if segment is None:
+        name = dev.get("name") or ""
+        for rule in entry.get("segment_rules") or ():
+            if "integrated" in rule and rule["integrated"] != integrated:
+                continue
+            if rule.get("name_match") and not re.search(rule["name_match"], name, re.I):
+                continue
+            segment = rule["segment"]
+            break
+    if segment is None:
+        segment = entry.get("segment")
+    form = spec.get("form") or entry.get("form")
+    if form is None:
+        if details.get("virtual_function"):
+            form = "virtual"
+        elif integrated:
+            form = "integrated"
+        elif dev.get("bus") in ("pci", "usb"):
+            form = "discrete"
+    return segment, form
+
+
+def _facts(dev: dict, family: str) -> None:
+    """Device.family and the dated facts the family data holds for this device: memory size
+    and bandwidth (kept when the driver or NVML measured them), segment and form."""
+    entry = _fam(family)
+    fid = entry.get("id")
+    details = dev["details"]
+    dev["family"] = fid
+    details["family"] = fid
+    soc = f"{dev.get('vendor')},{details['soc']}" if details.get("soc") else None
+    spec = families.device_spec(fid, pci_id=dev.get("pci_id"), usb_id=dev.get("usb_id"),
+                                soc=soc, name=dev.get("name"),
+                                memory_bytes=details.get("memory_bytes"))
+    if spec and spec.get("memory_bytes") and not details.get("memory_bytes"):
+        details["memory_bytes"] = spec["memory_bytes"]
+        details["memory_source"] = "specification"
+    if details.get("memory_bandwidth_gbps"):
+        details.setdefault("memory_bandwidth_source", "nvml")     # NVML's clock x bus width
+    elif spec and spec.get("memory_bandwidth_gbps"):
+        details["memory_bandwidth_gbps"] = spec["memory_bandwidth_gbps"]
+        details["memory_bandwidth_source"] = "specification"
+    else:
+        details.setdefault("memory_bandwidth_gbps", None)
+        details["memory_bandwidth_source"] = None
+    details.setdefault("memory_bytes", None)
+    if spec:
+        details["specification"] = {k: spec.get(k) for k in ("name", "as_of", "source", "review_by")}
+    details["segment"], details["form"] = _segment_form(dev, entry, spec)
 
 
 _BUS_ORDER = {"pci": 0, "platform": 1, "usb": 2}
@@ -1324,7 +856,9 @@ def build_devices(priv: dict, software: dict) -> list[dict]:
     for rec in priv.get("usb_devices") or ():
         devices.append(_usb_device(rec, tables))
     for dev in devices:
+        family = dev.get("_family")
         _assess(dev, software, meta)
+        _facts(dev, family)
     devices.sort(key=lambda d: (_BUS_ORDER.get(d["bus"], 9), d.get("address") or ""))
     return devices
 

@@ -11,33 +11,28 @@ from __future__ import annotations
 import os
 import re
 
+from accelgui.probes import families
 from accelgui.probes.context import ProbeContext
 
 PCI_ADDRESS = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _GTS = re.compile(r"([0-9.]+)\s*GT/s")
 _GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6, 128.0: 7}
 
-# Class folders a driver creates under the PCI device, and where udev puts their nodes
-# (first the usual place, then the alternatives). "accel" is the kernel's compute-accelerator
-# class (/dev/accel/accelN), but Google's TPU driver on v2-v4 TPU VMs registers a class of
-# the same name whose nodes are /dev/accelN.
-_CHILD_NODE_DIRS = {
-    "drm": ("dev/dri/{}",),
-    "accel": ("dev/accel/{}", "dev/{}"),
-    "misc": ("dev/{}",),
-    "apex": ("dev/{}",),
-    "hailo_chardev": ("dev/{}",),
-    "tenstorrent": ("dev/{}",),
-    "habanalabs": ("dev/{}",),
-    "neuron_device": ("dev/{}",),
-    "xclmgmt": ("dev/{}",),
-}
+_HEX = re.compile(r"^[0-9a-f]{1,8}$")
+
+
+def _classes() -> dict[str, tuple[str, ...]]:
+    """Class folders a driver creates under the PCI device, and where udev puts their nodes
+    (first the usual place, then the alternatives), from the device-family data: "accel" is
+    the kernel's compute-accelerator class (/dev/accel/accelN), but Google's TPU driver on
+    v2-v4 TPU VMs registers a class of the same name whose nodes are /dev/accelN."""
+    return families.sysfs_classes()
 
 
 def node_path(ctx: ProbeContext, cls: str, name: str) -> str:
     """The device file (relative to the root) of class device ``name``: the first of the
     class's usual places that exists, else the usual one."""
-    templates = _CHILD_NODE_DIRS.get(cls) or ("dev/{}",)
+    templates = _classes().get(cls) or ("dev/{}",)
     name = name.replace("!", "/")
     paths = [t.format(name) for t in templates]
     if len(paths) > 1:
@@ -47,12 +42,25 @@ def node_path(ctx: ProbeContext, cls: str, name: str) -> str:
     return paths[0]
 
 
-def _hex(ctx: ProbeContext, rel: str) -> str | None:
-    line = ctx.read_line(rel)
-    if not line:
+def valid_hex(text: str | None, width: int) -> str | None:
+    """``text`` as ``width`` lower-case hex digits ("0x10DE" -> "10de"), or None when it is
+    not a hex number of at most that many digits (garbage, control characters, a fuzzed
+    file): an id that is not one never enters the report."""
+    if not text:
         return None
-    line = line.lower()
-    return line[2:] if line.startswith("0x") else line
+    text = text.strip().lower()
+    text = text[2:] if text.startswith("0x") else text
+    if not _HEX.match(text) or len(text) > width:
+        return None
+    return text.zfill(width)
+
+
+def _hex(ctx: ProbeContext, rel: str, width: int = 4, bad: list | None = None) -> str | None:
+    line = ctx.read_line(rel)
+    value = valid_hex(line, width)
+    if line and value is None and bad is not None:
+        bad.append({"path": rel, "why": "not a hexadecimal id"})
+    return value
 
 
 def _link(ctx: ProbeContext, base: str, which: str) -> tuple[float | None, int | None]:
@@ -74,7 +82,7 @@ def _link(ctx: ProbeContext, base: str, which: str) -> tuple[float | None, int |
 def child_nodes(ctx: ProbeContext, base: str) -> list[str]:
     """Device nodes (relative paths under the root) the drivers created for this function."""
     nodes = []
-    for cls in _CHILD_NODE_DIRS:
+    for cls in _classes():
         for name in ctx.listdir(f"{base}/{cls}"):
             if cls == "drm" and not name.startswith("renderD"):
                 continue
@@ -122,6 +130,8 @@ def _driver_from_procfs(ctx: ProbeContext, addr: str, vendor: str) -> str | None
 
 def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: str,
                   base: str | None = None, driver: str | None = None) -> dict:
+    from accelgui.probes import ids
+
     base = base or f"sys/bus/pci/devices/{addr}"
     cur_gts, cur_width = _link(ctx, base, "current")
     max_gts, max_width = _link(ctx, base, "max")
@@ -133,7 +143,7 @@ def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: s
         "class": cls,
         "subsystem_vendor_id": _hex(ctx, f"{base}/subsystem_vendor"),
         "subsystem_device_id": _hex(ctx, f"{base}/subsystem_device"),
-        "revision": _hex(ctx, f"{base}/revision"),
+        "revision": _hex(ctx, f"{base}/revision", 2),
         "driver": driver or driver_of(ctx, base) or _driver_from_procfs(ctx, addr, vendor),
         "numa_node": numa if numa is not None and numa >= 0 else None,
         "pcie": {
@@ -152,7 +162,7 @@ def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: s
     }
     if rec["driver"] == "amdgpu":
         rec["vram_total_bytes"] = ctx.read_int(f"{base}/mem_info_vram_total")
-        rec["product_name"] = ctx.read_line(f"{base}/product_name")
+        rec["product_name"] = ids.clean_name(ctx.read_line(f"{base}/product_name"))
     if rec["driver"] == "nvidia":
         info = ctx.read_text(f"proc/driver/nvidia/gpus/{addr}/information") or ""
         m = re.search(r"^Device Minor:\s*(\d+)", info, re.M)
@@ -174,42 +184,49 @@ def probe(ctx: ProbeContext) -> dict:
         real = ctx.realpath(f"sys/class/accel/{name}/device")
         if real:
             accel_parents.add(os.path.basename(real).lower())
-    found = []
+    found, bad = [], []
     for addr in addrs:
         base = _base(ctx, root, addr)
-        vendor = _hex(ctx, f"{base}/vendor")
-        device = _hex(ctx, f"{base}/device")
-        cls = _hex(ctx, f"{base}/class")
+        vendor = _hex(ctx, f"{base}/vendor", 4, bad)
+        device = _hex(ctx, f"{base}/device", 4, bad)
+        cls = _hex(ctx, f"{base}/class", 6, bad)
         if not vendor or not device or cls is None:
             ev = uevent(ctx, base)          # a tree that recorded only uevent
-            pci_id = ev.get("PCI_ID", "").lower().split(":")
+            pci_id = ev.get("PCI_ID", "").split(":")
             if len(pci_id) == 2:
-                vendor, device = vendor or pci_id[0], device or pci_id[1]
-            cls = cls if cls is not None else (ev.get("PCI_CLASS", "").lower().zfill(6) or None)
+                vendor = vendor or valid_hex(pci_id[0], 4)
+                device = device or valid_hex(pci_id[1], 4)
+            cls = cls if cls is not None else valid_hex(ev.get("PCI_CLASS"), 6)
         if not vendor or not device:
+            if ctx.exists(f"{base}/vendor") or ctx.exists(f"{base}/uevent"):
+                bad.append({"path": base, "why": "no valid vendor and device id"})
             continue
-        vendor, device = vendor.zfill(4), device.zfill(4)
         verdict = inventory.classify_pci(vendor, device, cls or "")
         driver = None
-        if verdict is None:
-            # An id no table knows yet, bound to an accelerator driver, is still one.
+        if verdict is None and inventory.can_compute(cls):
+            # An id no table knows yet, bound to an accelerator driver, is still one; but a
+            # driver is evidence only for a class that can compute (not an NVSwitch bridge).
             driver = driver_of(ctx, base, cheap=True)
             verdict = inventory.classify_by_driver(vendor, device, driver)
-            if verdict is None and addr.lower() in accel_parents:
-                kind = inventory.accelerator_kind(vendor)
-                verdict = {"kind": kind, "vendor": (ids.vendor_info(vendor) or {}).get("id"),
-                           "family": inventory._family(kind, vendor, device), "curated": None}
-            if verdict is None:
-                continue
+        if verdict is None and addr.lower() in accel_parents and \
+                not (cls or "").startswith(inventory.NEVER_COMPUTE):
+            kind = inventory.accelerator_kind(vendor)
+            verdict = {"kind": kind, "vendor": (ids.vendor_info(vendor) or {}).get("id"),
+                       "family": inventory._family(kind, vendor, device), "curated": None}
+        if verdict is None:
+            continue
         rec = read_function(ctx, addr, vendor, device, cls or "", base=base, driver=driver)
-        if verdict.get("family") == "generic":
+        if verdict.get("family") == "generic" and inventory.can_compute(cls):
             verdict = inventory.refine_by_driver(verdict, rec.get("driver"))
         rec.update(verdict)
         rec["pci_ids_vendor"], rec["pci_ids_device"] = ids.pci_names(ctx, vendor, device)
         inventory.check_nodes(ctx, rec)
         found.append(rec)
     _wsl_host_gpu(ctx, found)
-    return {"pci_functions": found, "pci_meta": _meta(ctx, len(addrs))}
+    meta = _meta(ctx, len(addrs))
+    if bad:
+        meta["invalid_inputs"] = bad[:50]       # dropped, never passed on
+    return {"pci_functions": found, "pci_meta": meta}
 
 
 def _wsl_host_gpu(ctx: ProbeContext, found: list[dict]) -> None:

@@ -26,6 +26,7 @@ import os
 import re
 import stat
 
+from accelgui.probes import families
 from accelgui.probes.context import ProbeContext
 
 MAX_BYTES = 1 << 20
@@ -53,10 +54,7 @@ _USB_FILES = ("idVendor", "idProduct", "product", "manufacturer", "bDeviceClass"
               "version", "busnum", "devnum", "devpath", "maxchild", "removable")
 _DEVFREQ_FILES = ("name", "cur_freq", "max_freq", "min_freq", "available_frequencies",
                   "available_governors", "governor", "target_freq")
-_DEV_PATTERNS = re.compile(r"^(nvidia.*|kfd|apex_\d+|hailo\d+|fastrpc-.*|davinci.*|"
-                           r"neuron\d+|accel\d*|dri|renderD\d+|card\d+|vfio|mali\d*|rknpu|"
-                           r"dxg|qaic.*|tenstorrent|habanalabs.*|hl\d+|xclmgmt.*|xocl.*|xfpga|"
-                           r"dfl-.*|intel-fpga-.*|nvhost-.*|nvgpu|nvmap|dma_heap)$")
+_DEV_PATTERNS = families.RecordPatterns()      # the /dev names of every device family
 _UUID = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _LONG_HEX = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{16,}(?![0-9a-fA-F])")
 
@@ -233,8 +231,7 @@ def _dmi(r: _Recorder) -> None:
         r.put(f"{base}/chassis_asset_tag", tag)
 
 
-_CHILD_CLASSES = ("drm", "accel", "misc", "apex", "hailo_chardev", "tenstorrent", "habanalabs",
-                  "neuron_device", "xclmgmt")
+_CHILD_CLASSES = families.SysfsClasses()       # class folders the families' drivers create
 
 
 def _bus_devices(r: _Recorder, bus: str, files, dev_names: set[str]) -> set[str]:

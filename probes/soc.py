@@ -74,9 +74,9 @@ def _devfreq(ctx: ProbeContext, names: list[str]) -> dict:
 def _nodes(ctx: ProbeContext, driver: str | None, exact: list[str]) -> dict:
     from accelgui.probes import inventory
 
-    required, any_of = inventory._DRIVER_NODES.get(driver or "", ((), ()))
+    required, any_of = inventory.driver_nodes(driver)
     if exact:
-        any_of = tuple(p for p in exact if not p.startswith("dev/dri/card"))
+        any_of = [p for p in exact if not p.startswith("dev/dri/card")]
     if not required and not any_of:
         return {"expected": [], "found": [], "ok": None, "access": None, "group": None}
     out = inventory.evaluate_nodes(ctx, list(required), list(any_of))

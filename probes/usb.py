@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from accelgui.probes.context import ProbeContext
+from accelgui.probes.pci import valid_hex
 
 _PORT = re.compile(r"^\d+-\d+(\.\d+)*$")
 
@@ -27,9 +28,9 @@ def probe(ctx: ProbeContext) -> dict:
     found = []
     for name in names:
         base = f"{root}/{name}"
-        vid = (ctx.read_line(f"{base}/idVendor") or "").lower()
-        pid = (ctx.read_line(f"{base}/idProduct") or "").lower()
-        entry = known.get(f"{vid}:{pid}")
+        vid = valid_hex(ctx.read_line(f"{base}/idVendor"), 4)
+        pid = valid_hex(ctx.read_line(f"{base}/idProduct"), 4)
+        entry = known.get(f"{vid}:{pid}") if vid and pid else None
         if entry is None:
             continue
         busnum = ctx.read_int(f"{base}/busnum")
@@ -39,9 +40,9 @@ def probe(ctx: ProbeContext) -> dict:
             "address": name,
             "vendor_id": vid,
             "product_id": pid,
-            "manufacturer": ctx.read_line(f"{base}/manufacturer"),
-            "product": ctx.read_line(f"{base}/product"),
-            "serial": ctx.read_line(f"{base}/serial"),
+            "manufacturer": ids.clean_name(ctx.read_line(f"{base}/manufacturer")),
+            "product": ids.clean_name(ctx.read_line(f"{base}/product")),
+            "serial": ids.clean_name(ctx.read_line(f"{base}/serial")),
             "usb_ids_product": ids.usb_names(ctx, vid, pid)[1],
             "speed_mbps": _num(ctx.read_line(f"{base}/speed")),
             "driver": ctx.readlink(f"{base}/driver"),

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from accelgui.probes import PROBES, inventory
+from accelgui import l10n
+from accelgui.probes import PROBES, families, inventory
 from accelgui.probes.context import ProbeContext
 from accelgui.runner import run_probes
 
@@ -668,55 +669,56 @@ def test_live_machine_without_accelerators_reports_honest_absences():
 
 
 # ---------------------------------------------------------------------------------------
-# readiness texts in Simplified Chinese
+# readiness texts in both languages (family data + the devices message catalogue)
 # ---------------------------------------------------------------------------------------
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_TEXT_KEYS = ("fix_driver", "fix_node", "fix_container", "runtime_name", "fix_runtime")
 
 
-def test_every_family_text_has_its_chinese_twin():
-    assert set(inventory.FAMILIES_ZH) == set(inventory.FAMILIES)
-    for family, spec in inventory.FAMILIES.items():
-        zh = inventory.FAMILIES_ZH[family]
-        for key in _TEXT_KEYS:
-            assert (key in spec) == (key in zh), (family, key)
-            if key in zh:
-                assert _CJK.search(zh[key]) or key == "runtime_name", (family, key)
-        assert set(spec.get("wrong_drivers") or {}) == set(zh.get("wrong_drivers") or {}), family
-        assert not set(zh) - set(_TEXT_KEYS) - {"wrong_drivers"}, family
-
-
-def test_chinese_sentences_take_the_same_parameters():
-    import string
-
-    def names(text):
-        return {f for _, f, _, _ in string.Formatter().parse(text) if f}
-    for key, (en, zh) in inventory._SENTENCES.items():
-        assert names(en) == names(zh), key
+def _zh(dev, field):
+    return l10n.field_text(dev, field, "zh")
 
 
 def test_every_not_ready_device_in_every_tree_has_chinese_reason_and_fix():
     for tree in sorted(MACHINES.glob("acc-*")):
         for d in devices_of(tree.name):
+            assert d.readiness_reason_zh is None and d.fix_zh is None     # no twins written
             if d.readiness == "ready":
-                assert d.readiness_reason_zh is None and d.fix_zh is None
+                assert d.readiness_reason_msg is None and d.fix_msg is None
                 continue
-            assert _CJK.search(d.readiness_reason_zh or ""), (tree.name, d.readiness_reason)
-            assert _CJK.search(d.fix_zh or ""), (tree.name, d.fix)
-            assert d.readiness_reason_zh.endswith("。") and d.fix_zh.endswith("。")
+            zh_reason, zh_fix = _zh(d, "readiness_reason"), _zh(d, "fix")
+            assert _CJK.search(zh_reason or ""), (tree.name, d.readiness_reason)
+            assert _CJK.search(zh_fix or ""), (tree.name, d.fix)
+            assert zh_reason.endswith("。") and zh_fix.endswith("。"), (zh_reason, zh_fix)
+            assert l10n.render(d.readiness_reason_msg, "en") == d.readiness_reason
+
+
+def test_every_device_in_every_tree_has_a_ladder_that_stops_where_readiness_does():
+    for tree in sorted(MACHINES.glob("acc-*")):
+        for d in devices_of(tree.name):
+            steps = [s["step"] for s in d.ladder]
+            assert steps == list(inventory.LADDER), (tree.name, steps)
+            assert d.ladder[0]["ok"] is True
+            failed = [s for s in d.ladder if s["ok"] is False]
+            if d.readiness in ("ready", "unknown"):
+                assert not failed, (tree.name, d.name, failed)
+                continue
+            first = failed[0]
+            assert all(s["ok"] is None for s in d.ladder[d.ladder.index(first) + 1:]), d.ladder
+            assert first["detail"] == d.readiness_reason, (tree.name, first, d.readiness_reason)
+            assert first["detail_msg"] == d.readiness_reason_msg
 
 
 def _assessed(family, drivers=(), nodes=None, software=None, meta=None, details=None):
     dev = {"details": dict(details or {}), "readiness": "unknown", "_family": family,
-           "_nodes": nodes or {}, "_drivers": list(drivers)}
+           "_nodes": nodes or {}, "_drivers": list(drivers), "bus": "pci", "address": "0000:01:00.0"}
     inventory._assess(dev, software or {}, meta or {"live": True})
     return dev
 
 
-@pytest.mark.parametrize("family", sorted(inventory.FAMILIES))
-def test_every_path_of_the_ladder_reads_in_chinese(family):
-    spec = inventory.FAMILIES[family]
+@pytest.mark.parametrize("family", sorted(families.load_families()) + ["generic"])
+def test_every_path_of_the_ladder_reads_in_both_languages(family):
+    spec = families.family(family) or {}
     expected = list(spec.get("drivers") or ())
     driver = expected[0] if expected else "somedriver"
     cases = [
@@ -730,14 +732,85 @@ def test_every_path_of_the_ladder_reads_in_chinese(family):
                   details={"firmware_loaded": False}),
     ]
     cases += [_assessed(family, [wrong], {"ok": True}) for wrong in spec.get("wrong_drivers") or {}]
+    states = set()
     for dev in cases:
+        states.add(dev["readiness"])
         if dev["readiness"] == "ready":
             continue
-        for en, zh in ((dev["readiness_reason"], dev["readiness_reason_zh"]),
-                       (dev["fix"], dev["fix_zh"])):
-            if en is None:
-                assert zh is None
-                continue
-            assert zh and _CJK.search(zh), (family, en)
-            assert "None" not in zh and "{" not in zh.replace("{group}", ""), zh
+        for field in ("readiness_reason", "fix"):
+            en, message = dev[field], dev[field + "_msg"]
+            assert en and message, (family, field, dev)
+            assert l10n.render(message, "en") == en
+            zh = l10n.render(message, "zh")
+            assert _CJK.search(zh), (family, en)
+            assert "None" not in zh and "{" not in zh and "None" not in en and "{" not in en, zh
             assert not re.search(r" [，。：；、（）]|[，。：；、（）] ", zh), zh
+    assert states - {"ready", "unknown"}, family        # the ladder can fail for every family
+
+
+# ---------------------------------------------------------------------------------------
+# the family data
+# ---------------------------------------------------------------------------------------
+
+def test_every_family_validates_against_its_schema():
+    import jsonschema
+
+    schema = json.loads((Path(inventory.__file__).parent / "data" / "family.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for fid, entry in families.load_families().items():
+        errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(entry), key=str)
+        assert not errors, (fid, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:3]])
+
+
+def test_every_driver_has_a_node_rule_and_one_rule_only():
+    seen = {}
+    for fid, entry in families.load_families().items():
+        for name, rule in (entry.get("drivers") or {}).items():
+            assert rule.get("nodes") or rule.get("nodes_required"), (fid, name)
+            for glob in list(rule.get("nodes") or ()) + list(rule.get("nodes_required") or ()):
+                assert glob.startswith("dev/"), (fid, name, glob)
+            same = {k: v for k, v in rule.items() if k != "evidence"}
+            assert seen.setdefault(name, same) == same, f"{name}: rules differ between families"
+    evidence = [(fid, d) for fid, e in families.load_families().items()
+                for d, r in (e.get("drivers") or {}).items() if r.get("evidence")]
+    names = [d for _, d in evidence]
+    assert len(names) == len(set(names)), "a driver is evidence for two families"
+
+
+def test_every_family_has_both_languages_for_every_text():
+    def texts(value, path=()):
+        if isinstance(value, dict) and "en" in value:
+            yield path, value
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                yield from texts(v, path + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                yield from texts(v, path + (i,))
+    for fid, entry in families.load_families().items():
+        found = list(texts(entry))
+        assert any(p == ("name",) for p, _ in found), fid
+        for path, text in found:
+            assert set(text) == {"en", "zh"}, (fid, path)
+            assert text["en"] and text["zh"], (fid, path)
+            assert not _CJK.search(text["en"]), (fid, path)
+            if path[0] in ("fixes", "wrong_drivers"):
+                assert _CJK.search(text["zh"]), (fid, path)
+        assert entry.get("drivers") is None or entry.get("fixes", {}).get("driver"), fid
+
+
+def test_the_specifications_are_dated_and_sourced():
+    for fid, entry in families.load_families().items():
+        specs = entry.get("specs")
+        if not specs:
+            continue
+        for row in specs.get("devices") or ():
+            dated = {k: row.get(k) or specs.get(k) for k in ("as_of", "source", "review_by")}
+            assert all(dated.values()), (fid, row.get("name"), dated)
+            assert dated["review_by"] > dated["as_of"], (fid, row.get("name"))
+            assert row.get("ids") or row.get("name"), (fid, row)
+
+
+def test_no_cjk_character_in_the_probe_code():
+    for path in Path(inventory.__file__).parent.glob("*.py"):
+        assert not _CJK.search(path.read_text(encoding="utf-8")), path.name

@@ -198,7 +198,9 @@ def _comparable(report) -> dict:
     devices = []
     for dev in d["devices"]:
         dev = {k: v for k, v in dev.items() if k not in ("readiness", "readiness_reason", "fix",
-                                                      "readiness_reason_zh", "fix_zh")}
+                                                      "readiness_reason_zh", "fix_zh",
+                                                      "readiness_reason_msg", "fix_msg")}
+        dev["ladder"] = [s for s in dev.get("ladder") or () if s["step"] != "runtime"]
         details = {k: v for k, v in (dev.get("details") or {}).items()
                    if k not in ("uuid", "pci_ids_name", "serial")}
         checks = dict(details.get("readiness_checks") or {})
