@@ -795,7 +795,7 @@ def _facts(dev: dict, family: str) -> None:
     details["family"] = fid
     soc = f"{dev.get('vendor')},{details['soc']}" if details.get("soc") else None
     spec = families.device_spec(fid, pci_id=dev.get("pci_id"), usb_id=dev.get("usb_id"),
-                                soc=soc, name=dev.get("name"),
+                                soc=soc, name=" ".join(filter(None, (dev.get("name"), details.get("board")))),
                                 memory_bytes=details.get("memory_bytes"))
     if spec and spec.get("memory_bytes") and not details.get("memory_bytes"):
         details["memory_bytes"] = spec["memory_bytes"]

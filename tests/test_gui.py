@@ -12,6 +12,8 @@ import threading
 
 import pytest
 
+from accelgui import l10n
+
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
@@ -345,16 +347,17 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
 
     report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
     gpu = next(d for d in report.devices if d.kind == "gpu")
-    assert gpu.readiness == "driver-missing" and gpu.fix_zh and gpu.readiness_reason_zh
+    fix_zh, reason_zh = (l10n.field_text(gpu, f, "zh") for f in ("fix", "readiness_reason"))
+    assert gpu.readiness == "driver-missing" and fix_zh and reason_zh
     window = make_window(qtbot, report)
     window.set_language("zh_CN")
     settle(qtbot, window)
     overview = texts(show(window, "overview"))
-    assert gpu.readiness_reason_zh in overview
+    assert reason_zh in overview
     assert "安装 NVIDIA 驱动" in overview and "解决办法：" in overview
     assert gpu.fix not in overview and gpu.readiness_reason not in overview
     hardware = tree_texts(show(window, "hardware").tree)
-    assert gpu.fix_zh in hardware and gpu.fix not in hardware
+    assert fix_zh in hardware and gpu.fix not in hardware
     window.set_language("en")
     settle(qtbot, window)
     overview = texts(show(window, "overview"))
@@ -483,8 +486,9 @@ def test_compare_in_chinese_shows_device_fixes_in_chinese(qtbot, tmp_path):
 
     report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
     gpu = next(d for d in report.devices if d.kind == "gpu")
-    fixed = report.replace(devices=[d.replace(readiness="ready", fix=None, fix_zh=None,
-                                              readiness_reason=None, readiness_reason_zh=None)
+    fixed = report.replace(devices=[d.replace(readiness="ready", fix=None, fix_zh=None, fix_msg=None,
+                                              readiness_reason=None, readiness_reason_zh=None,
+                                                  readiness_reason_msg=None)
                                     if d is gpu else d for d in report.devices])
     window = make_window(qtbot, report)
     window.set_language("zh_CN")
@@ -496,7 +500,7 @@ def test_compare_in_chinese_shows_device_fixes_in_chinese(qtbot, tmp_path):
     cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
              for r in range(view.table.rowCount())]
     row = next(r for r in cells if r[1].endswith(": fix"))
-    assert row[2] == gpu.fix_zh and gpu.fix not in row
+    assert row[2] == l10n.field_text(gpu, "fix", "zh") and gpu.fix not in row
 
 
 def test_compare_with_the_report_shown_now_and_a_bad_file(qtbot, tmp_path):

@@ -59,11 +59,18 @@ FIELD_NAMES_ZH = {
 
 
 def _localized_device(dev: dict, lang: str) -> dict:
-    """A device's reason and fix in the UI language; their ``_zh`` twins are not shown."""
-    out = {k: v for k, v in dev.items() if not k.endswith("_zh")}
+    """A device's reason and fix in the UI language; their ``_zh`` twins and ``_msg`` messages
+    are not shown (the ladder's details likewise)."""
+    from accelgui import l10n
+
+    out = {k: v for k, v in dev.items() if not k.endswith(("_zh", "_msg"))}
     for key in ("readiness_reason", "fix"):
         if key in out:
             out[key] = device_text(dev, key, lang)
+    if isinstance(out.get("ladder"), list):
+        out["ladder"] = [dict({k: v for k, v in s.items() if k != "detail_msg"},
+                              detail=l10n.field_text(s, "detail", lang))
+                         if isinstance(s, dict) else s for s in out["ladder"]]
     return out
 
 
