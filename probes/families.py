@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import threading
 
@@ -39,19 +40,38 @@ _lock = threading.Lock()
 _index: dict | None = None
 
 
+# More folders of family files, read after the shipped ones (a family being written, or one
+# a site adds without rebuilding the package): ACCELGUI_FAMILY_DIRS=dir1:dir2.
+ENV_DIRS = "ACCELGUI_FAMILY_DIRS"
+
+
+def _entry(data: bytes, where: str, name: str) -> dict:
+    entry = json.loads(data.decode("utf-8"))
+    if not isinstance(entry, dict) or entry.get("id") != name[:-5]:
+        raise ValueError(f"{where}/{name}: its id does not match the file name")
+    return entry
+
+
 def _read_all() -> dict[str, dict]:
     from accelgui.data import list_names, read_bytes
 
     out: dict[str, dict] = {}
     for name in list_names(DATA_PACKAGE, DATA_DIR):
-        if not name.endswith(".json"):
-            continue
-        entry = json.loads(read_bytes(DATA_PACKAGE, f"{DATA_DIR}/{name}").decode("utf-8"))
-        fid = entry.get("id")
-        if fid != name[:-5]:
-            raise ValueError(f"{DATA_DIR}/{name}: id {fid!r} does not match the file name")
-        out[fid] = entry
+        if name.endswith(".json"):
+            out[name[:-5]] = _entry(read_bytes(DATA_PACKAGE, f"{DATA_DIR}/{name}"), DATA_DIR, name)
+    for folder in filter(None, os.environ.get(ENV_DIRS, "").split(os.pathsep)):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".json"):
+                with open(os.path.join(folder, name), "rb") as f:
+                    out[name[:-5]] = _entry(f.read(), folder, name)
     return out
+
+
+def reset() -> None:
+    """Forget the parsed families (the next lookup reads the files again)."""
+    global _index
+    with _lock:
+        _index = None
 
 
 def _build(entries: dict[str, dict]) -> dict:

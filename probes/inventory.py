@@ -104,8 +104,10 @@ def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
         return None     # 0x1180 signal processing and the rest: only known ids (matched above)
     if vendor in ("1d0f", "1ae0") and entry is None and base != "12":
         return None     # Amazon and Google NICs, NVMe and the like
-    return {"kind": kind, "vendor": vinfo.get("id"), "family": _family(kind, vendor, device),
-            "curated": entry}
+    family = _family(kind, vendor, device)
+    if kind == "accelerator" and entry is None:
+        kind = _fam(family).get("kind") or kind      # the family knows what its devices are
+    return {"kind": kind, "vendor": vinfo.get("id"), "family": family, "curated": entry}
 
 
 # What a processing accelerator (class 0x12), or any function with a compute-accelerator
@@ -546,7 +548,8 @@ class _Ladder:
         row["detail"] = l10n.render(detail_msg, "en") if detail_msg else None
         key = "device_node" if name == "node" else name
         checks = self.dev["details"]["readiness_checks"]
-        checks[key] = check or _CHECK_WORDS.get(name, {}).get(ok) or checks.get(key)
+        if key in checks:
+            checks[key] = check or _CHECK_WORDS.get(name, {}).get(ok) or checks.get(key)
 
     def stop(self, name: str, state: str, reason: dict | None, fix: dict | None,
              check: str | None = None) -> None:
