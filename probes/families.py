@@ -137,6 +137,17 @@ def family_for(vendor: str, device: str | None = None, kind: str | None = None) 
     return None
 
 
+def vendor_kind(vendor: str) -> str | None:
+    """The one kind of device that the families claiming all of ``vendor``'s ids make, or
+    None (no such family, or families of several kinds: Intel makes GPUs, NPUs and FPGAs)."""
+    vendor = (vendor or "").lower()
+    kinds = set()
+    for vid, devices, claim_kinds, fid in _idx()["pci"]:
+        if vid == vendor and not devices:
+            kinds |= set(claim_kinds) or {_idx()["entries"][fid]["kind"]}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 def family_for_usb(usb_id: str) -> str | None:
     return _idx()["usb"].get((usb_id or "").lower())
 

@@ -110,17 +110,15 @@ def classify_pci(vendor: str, device: str, cls: str) -> dict | None:
     return {"kind": kind, "vendor": vinfo.get("id"), "family": family, "curated": entry}
 
 
-# What a processing accelerator (class 0x12), or any function with a compute-accelerator
-# node, is when its id is in no table: the vendor decides (AMD's are Instinct GPUs, Google's
-# are TPUs), else "accelerator".
-_ACCELERATOR_KIND_BY_VENDOR = {"1002": "gpu", "10ee": "fpga", "1172": "fpga", "1ae0": "tpu"}
-
-
 def accelerator_kind(vendor: str) -> str:
+    """What a processing accelerator (class 0x12), or any function with a compute-accelerator
+    node, is when its id is in no table: the kind of the families that claim the whole vendor,
+    when they agree (AMD's 1002 are Instinct GPUs, Google's 1ae0 TPUs, Huawei's Ascend NPUs),
+    else the vendor's kind in the curated table, else "accelerator"."""
     from accelgui.probes import ids
 
-    vinfo = ids.vendor_info(vendor) or {}
-    return _ACCELERATOR_KIND_BY_VENDOR.get(vendor.lower()) or vinfo.get("kind") or "accelerator"
+    kind = families.vendor_kind(vendor)
+    return kind or (ids.vendor_info(vendor) or {}).get("kind") or "accelerator"
 
 
 def classify_by_driver(vendor: str, device: str, driver: str | None,
@@ -149,8 +147,8 @@ def is_integrated(rec: dict, tables: dict) -> bool:
     entry = rec.get("curated") or {}
     if entry.get("integrated"):
         return True
-    if rec.get("kind") == "npu" and rec.get("vendor_id") in ("8086", "1022"):
-        return True     # on-die NPUs
+    if _fam(rec.get("family")).get("form") == "integrated":
+        return True     # on-die NPUs: the family says so
     if rec.get("kind") != "gpu":
         return False
     if entry.get("kind") == "gpu":

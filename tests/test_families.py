@@ -238,6 +238,8 @@ def test_loader_accessors():
     assert families.record_patterns().match("nvidia0") and families.record_patterns().match("kfd")
     assert not families.record_patterns().match("sda")
     assert families.family_telemetry("nvidia-gpu") is None
+    assert (families.vendor_kind("1002"), families.vendor_kind("19e5")) == ("gpu", "npu")
+    assert families.vendor_kind("8086") is None and families.vendor_kind("1234") is None
     assert families.text("amd-gpu", "fixes", "driver")["zh"]
 
 
