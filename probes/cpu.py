@@ -41,6 +41,7 @@ import sys
 from functools import lru_cache
 
 from accelgui.probes.context import ProbeContext
+from accelgui.probes.memory import numa_nodes
 
 _MAX_CPUS = 1 << 16          # bound for cpu lists read from garbage files
 _TYPE_KEYS = {               # cpuinfo key -> lscpu cputype member (lscpu 2.38 type_patterns)
@@ -98,7 +99,7 @@ def parse_size(text: str | None) -> int | None:
     """lscpu's parse_size for sysfs cache sizes: "32K" -> 32768."""
     if not text:
         return None
-    m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(i?B?)\s*", text)
+    m = re.fullmatch(r"(\d{1,18})\s*+([KMGT]?)(i?B?)", text.strip())
     if not m:
         return None
     num, unit, tail = int(m.group(1)), m.group(2), m.group(3)
@@ -189,10 +190,10 @@ def _parse_s390_cache(data: str) -> dict | None:
     """cacheN : level=3 type=Unified scope=Shared size=262144K line_size=256 associativity=32"""
     if _PRIVATE_CACHE.search(data):
         return None
-    fields = dict(re.findall(r"(\w+)=(\S+)", data))
+    fields = dict(re.findall(r"(?<!\w)(\w+)=(\S+)", data))
     try:
         level = int(fields["level"])
-        size = int(re.match(r"\d+", fields["size"]).group(0)) * 1024
+        size = int(re.match(r"\d{1,18}", fields["size"]).group(0)) * 1024
         int(fields["line_size"])
         int(fields["associativity"])
     except (KeyError, ValueError, AttributeError):
@@ -258,7 +259,7 @@ def arch_from_cpuinfo(first: dict[str, str], flags: list[str]) -> str | None:
         if "asimd" in feats or ("fp" in feats and "half" not in feats) or \
                 first.get("CPU architecture", "").startswith("AArch64"):
             return "aarch64"
-        m = re.search(r"\(v(\d+)\w*\)", first.get("model name", ""))
+        m = re.search(r"\(v(\d++)\w*+\)", first.get("model name", ""))
         return f"armv{m.group(1)}l" if m else "armv7l"
     isa = first.get("isa", "")
     if isa.startswith("rv64"):
@@ -886,24 +887,6 @@ def _frequencies(r: ProbeContext, ids: list[int], present: set[int] | None, info
     return max_mhz, min_mhz
 
 
-def _numa_nodes(r: ProbeContext) -> int | None:
-    try:
-        entries = os.scandir(r.p("sys/devices/system/node"))
-    except (OSError, ValueError):
-        return None
-    count = 0
-    with entries:
-        for entry in entries:
-            name = entry.name
-            if name.startswith("node") and name[4:].isdigit():
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        count += 1
-                except OSError:
-                    continue
-    return count or None
-
-
 # ------------------------------------------------------------------ the probe
 
 def _vendor_short(arch, vendor_raw, arm_vendor, info: CpuInfo, model_name) -> str | None:
@@ -979,7 +962,7 @@ def probe(ctx) -> dict:
         "threads_per_core": threads,
         "cores_per_socket": cores_per_socket,
         "sockets": sockets,
-        "numa_nodes": _numa_nodes(ctx),
+        "numa_nodes": numa_nodes(ctx),
         "flags": flags,
         "features": features,
         "caches": _caches(ctx, ids, info.ecaches),

@@ -15,7 +15,18 @@ import re
 from accelgui.probes.cpu import hypervisor_vendor, on_linux, read_cpuinfo, read_dmi, tree_arch
 
 AZURE_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
-_INSTANCE_TYPE = re.compile(r"[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9-]+")
+# "<family with a digit>.<size>" (m5.xlarge, n2-standard-8.x): one dot, a digit before it;
+# matched in two linear steps (one pattern with two [a-z0-9-]* around \d is quadratic)
+_INSTANCE_SHAPE = re.compile(r"[a-z][a-z0-9-]*+\.[a-z0-9-]++")
+
+
+class _InstanceType:
+    @staticmethod
+    def fullmatch(text: str) -> bool:
+        return bool(_INSTANCE_SHAPE.fullmatch(text)) and any(c.isdigit() for c in text[1:text.find(".")])
+
+
+_INSTANCE_TYPE = _InstanceType()
 _VIRT = {"KVM": "kvm", "Xen": "xen", "Microsoft": "hyperv", "VMware": "vmware",
          "Oracle": "virtualbox", "Parallels": "parallels", "pHyp": "powervm", "bhyve": "bhyve",
          "Windows Subsystem for Linux": "wsl", "Apple": "apple"}
