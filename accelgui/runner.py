@@ -19,6 +19,7 @@ bounded strings and lists, no NaN.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 
@@ -171,4 +172,44 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
         sections = merge(fragments)
         sections["devices"] = []        # raw fragments: not yet classified or deduplicated
         results.append(ProbeResult("finalize", "error", None, f"{type(exc).__name__}: {exc}"))
+    results = _check_devices(sections.get("devices") or [], results)
     return assemble(sections, results, sysroot=ctx.root)
+
+
+_HEX_ID = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
+_VENDOR = re.compile(r"[a-z0-9-]+")
+
+
+def _check_devices(devices: list, results: list[ProbeResult]) -> list[ProbeResult]:
+    """The last guard before the report: a device id or vendor that is not of the contract's
+    form (ids read from a broken tree) becomes null, recorded against the device's bus probe."""
+    extra: dict[str, list[dict]] = {}
+    for i, dev in enumerate(devices):
+        if not isinstance(dev, dict):
+            continue
+        for key, pattern in (("pci_id", _HEX_ID), ("usb_id", _HEX_ID), ("vendor", _VENDOR)):
+            value = dev.get(key)
+            if value is not None and not (isinstance(value, str) and pattern.fullmatch(value)):
+                dev[key] = None
+                path = f"devices[{i}].{key}"
+                extra.setdefault(str(dev.get("bus") or ""), []).append(
+                    {"path": path, "reason": "out-of-range",
+                     "reason_msg": _msg("safety.reason.out-of-range", path=path)})
+        if not (isinstance(dev.get("name"), str) and dev["name"].strip()):
+            dev["name"] = "unknown device"
+    if not extra:
+        return results
+    out = []
+    for r in results:
+        more = extra.pop(r.name, None)
+        if more:
+            r = r.replace(warnings=[*r.warnings, *more],
+                          status="partial" if r.status in ("ok", "absent") else r.status)
+        out.append(r)
+    return out
+
+
+def _msg(id_: str, **params) -> dict:
+    from accelgui.l10n import msg
+
+    return msg(id_, **params)

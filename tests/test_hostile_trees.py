@@ -241,3 +241,27 @@ def test_a_probe_reading_past_its_deadline_is_stopped(tmp_path):
     with ctx.bound("slow", deadline=time.monotonic() - 1):
         with pytest.raises(ProbeDeadline):
             ctx.read_text("proc/meminfo")
+
+
+def test_a_few_dozen_fuzzed_trees_give_valid_reports(tmp_path):
+    """The fuzz target of tests/benchmarks/fuzz_trees.py (make fuzz), a few rounds of it."""
+    jsonschema = pytest.importorskip("jsonschema")
+    import importlib.util
+    import random
+
+    from accelgui.report import schema
+
+    spec = importlib.util.spec_from_file_location(
+        "fuzz_trees", Path(__file__).parent / "benchmarks" / "fuzz_trees.py")
+    fuzz = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fuzz)
+    shipped = schema()
+    jsonschema.Draft202012Validator.check_schema(shipped)
+    rng = random.Random(20261201)
+    sources = sorted(p for p in MACHINES.iterdir() if p.is_dir())
+    for i in range(24):
+        scratch = tmp_path / f"round-{i}"
+        scratch.mkdir()
+        result = fuzz.one_round(sources[i % len(sources)], scratch, rng, 5.0, shipped)
+        assert result["problems"] == [], (result["source"], result["mutations"])
+        fuzz._writable(scratch)
