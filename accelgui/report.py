@@ -61,6 +61,7 @@ class Cpu(Record):
     max_mhz: float | None = None
     min_mhz: float | None = None
     hypervisor_vendor: str | None = None
+    core_types: list | None = None      # CPUs of several types: [{model_name, cpus, cores, cores_per_socket}]
 
 
 class Memory(Record):

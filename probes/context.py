@@ -94,12 +94,24 @@ class ProbeContext:
         """``make()``, computed once for this context and handed to every probe that asks
         for ``key`` (work two probes need, such as /proc/cpuinfo parsed: the probes run in
         parallel threads, so a second caller waits for the first instead of redoing it).
-        A ``make`` that raises is tried again by the next caller."""
+        A ``make`` that raises is tried again by the next caller. The faults ``make``
+        records belong to every probe that uses the result, not only to the first caller."""
         with self._shared_lock:
-            entry = self._shared.setdefault(key, [threading.Lock(), _UNSET])
+            entry = self._shared.setdefault(key, [threading.Lock(), _UNSET, ()])
         with entry[0]:
             if entry[1] is _UNSET:
-                entry[1] = make()
+                outer = getattr(self._local, "collect", None)
+                self._local.collect = collected = []
+                try:
+                    entry[1] = make()
+                finally:
+                    self._local.collect = outer
+                    if outer is not None:
+                        outer.extend(collected)
+                entry[2] = tuple(collected)
+            else:
+                for rel, reason in entry[2]:
+                    self.fault(rel, reason)
             return entry[1]
 
     @property
@@ -128,6 +140,9 @@ class ProbeContext:
 
     def fault(self, rel: str, reason: str) -> None:
         """Record that input ``rel`` could not be used, and why (one of REASONS)."""
+        collect = getattr(self._local, "collect", None)
+        if collect is not None:                 # inside shared(): kept for its other users
+            collect.append((rel, reason))
         probe = getattr(self._local, "probe", None) or ""
         entries = self._faults.setdefault(probe, {})
         if len(entries) < 200:                  # a hostile tree cannot grow the report without end

@@ -89,7 +89,8 @@ def mutate(root: Path, secret: Path, rng: random.Random) -> list[str]:
             elif kind == "unreadable":
                 path.chmod(0)
             elif kind == "non_utf8":
-                bad = os.path.join(os.fsencode(path.parent), b"n\xff\xfe" + os.urandom(2))
+                tail = bytes(b for b in os.urandom(4) if b not in (0, 0x2f)) or b"x"
+                bad = os.path.join(os.fsencode(path.parent), b"n\xff\xfe" + tail)
                 os.rename(path, bad)
             elif kind == "dir_for_file":
                 _replace(path)
