@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DEBS   := $(shell grep -v '^\#' packaging/debian-packages.txt)
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test lint probe bench package check-install clean system-deps help
+.PHONY: run test lint probe bench fuzz package check-install clean system-deps help
 
 help:
 	@echo "make run      open the desktop app"
@@ -14,6 +14,7 @@ help:
 	@echo "make lint     ruff and the import contracts alone"
 	@echo "make probe    print the headless report of this machine"
 	@echo "make bench    run the benchmark scripts (figures against the C reference)"
+	@echo "make fuzz     random mutations of the recorded trees through every probe (10 min, one core)"
 	@echo "make package  build a wheel and a PyInstaller one-folder bundle into dist/"
 	@echo "make check-install  install the wheel in a fresh venv and run it from elsewhere"
 
@@ -50,6 +51,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/bench_probe.py
 	$(BIN)/python tests/benchmarks/bench_kernels.py
+
+# not part of make test: FUZZ_ARGS="--minutes 1" for a short run
+fuzz: $(STAMP)
+	nice -n 10 $(BIN)/python tests/benchmarks/fuzz_trees.py $(FUZZ_ARGS)
 
 package: $(STAMP)
 	$(BIN)/python -m pip install --quiet build pyinstaller

@@ -5,7 +5,10 @@ One small JSON file shared by the CLI (``accelgui --done STEP`` / ``--undo STEP`
     <data dir>/progress.json   {"version": 1, "done": {"gpu.setup-check": "2026-11-29T10:00:00+00:00"}}
 
 The data dir is ``platformdirs.user_data_dir("accelgui")`` (``~/.local/share/accelgui`` on
-Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Writes are atomic (``accelgui.atomic``). A file
+Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Writes go through ``accelgui.atomic`` (a
+symlinked progress file stays a link; its target is replaced atomically), and every
+read-modify-write holds an exclusive ``flock`` on ``progress.json.lock`` beside it, so parallel
+``--done`` runs never lose each other's steps. A file
 that cannot be read as progress gives empty progress and one warning on stderr; it is left as
 it is until the next write, which first keeps a copy next to it (``progress.json.corrupt``).
 """
@@ -114,25 +117,60 @@ def _load_for_update(path: str) -> dict:
         return {}
 
 
+class _Locked:
+    """An exclusive advisory lock on ``PATH.lock`` for one read-modify-write (POSIX flock;
+    where there is none, the update runs unlocked, as before)."""
+
+    def __init__(self, path: str):
+        self.path = path + ".lock"
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:
+            return self
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+                          | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)       # closing releases the lock
+            self.fd = None
+
+
+def _update(change) -> bool:
+    """Apply ``change(done) -> bool`` under the lock; write when it says something changed."""
+    path = progress_path()
+    with _Locked(path):
+        done = _load_for_update(path)
+        if not change(done):
+            return False
+        _write(path, done)
+        return True
+
+
 def mark_done(step: str) -> bool:
     """Mark ``step`` done. True if it was not done before."""
     if not isinstance(step, str) or not step.strip():
         raise ValueError("a step id is a non-empty string")
-    path = progress_path()
-    done = _load_for_update(path)
-    if step in done:
-        return False
-    done[step] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    _write(path, done)
-    return True
+
+    def change(done):
+        if step in done:
+            return False
+        done[step] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return True
+    return _update(change)
 
 
 def unmark(step: str) -> bool:
     """Mark ``step`` not done. True if it was done before."""
-    path = progress_path()
-    done = _load_for_update(path)
-    if step not in done:
-        return False
-    del done[step]
-    _write(path, done)
-    return True
+    def change(done):
+        if step not in done:
+            return False
+        del done[step]
+        return True
+    return _update(change)

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from accelgui import SCHEMA_VERSION, __version__
 from accelgui.record import Record, factory
 
-PROBE_STATUSES = ("ok", "absent", "error", "timeout")
+PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
 ROUTE_STATUSES = ("ready", "partial", "remote", "unavailable")
 
@@ -61,6 +61,7 @@ class Cpu(Record):
     max_mhz: float | None = None
     min_mhz: float | None = None
     hypervisor_vendor: str | None = None
+    core_types: list | None = None      # CPUs of several types: [{model_name, cpus, cores, cores_per_socket}]
 
 
 class Memory(Record):
@@ -101,9 +102,10 @@ class Software(Record):
 
 class ProbeResult(Record):
     name: str = ""
-    status: str = "ok"
+    status: str = "ok"          # one of PROBE_STATUSES; "partial": ok, but see warnings
     elapsed_ms: float | None = None
     error: str | None = None
+    warnings: list = factory(list)  # inputs it could not use: {path, reason, reason_msg}
 
 
 class RouteAssessment(Record):

@@ -6,22 +6,59 @@ reports it is a recorded machine tree (``--sysroot``) laid out like the real one
 unreadable or undecodable file reads as ``None`` (or an empty listing), because on real
 machines sysfs files vanish, refuse to be read or hold garbage, and one bad file must not
 cost the whole report.
+
+Reading is confined and bounded (docs/report-contract.md, "probes[].warnings"):
+
+* in a recorded tree every path is resolved component by component without letting the OS
+  follow links: a link is read and followed here, an absolute target is taken relative to
+  the root (as inside a chroot), and a path that climbs above the root is refused
+  (``outside-tree``); more than 40 links is a ``loop``. Nothing outside the root is ever
+  opened, listed or stat'ed on the tree's behalf.
+* only regular files are read: a FIFO, a device or a socket planted in a tree is never
+  opened (``not-a-file``); on the live system, where /proc and /sys are trusted, the opened
+  file is checked instead.
+* every read is capped (``READ_LIMIT`` unless the caller asks for another cap; more is
+  ``truncated``) and every line of text is cut at ``LINE_LIMIT`` characters before any
+  parser sees it, so no parser is ever handed a megabyte-long line.
+
+What could not be used is a *fault*: ``(path, reason)`` recorded for the probe that asked
+(each probe's thread is bound to its name by the runner, :meth:`ProbeContext.bound`); the
+runner turns them into the probe's ``warnings``. Probes record their own faults for values
+they could not parse or that are out of range (:meth:`ProbeContext.fault`).
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 import threading
+import time
 
 _UNSET = object()
+
+READ_LIMIT = 4 << 20          # bytes read from one file unless the caller asks otherwise
+LINE_LIMIT = 64 << 10         # characters of one line handed to a parser
+MAX_LINKS = 40                # as the kernel's own limit on links in one lookup
+
+# why an input could not be used (the ``reason`` of a warning; l10n ids safety.reason.<reason>)
+REASONS = ("unreadable", "not-a-file", "outside-tree", "loop", "unparseable", "out-of-range",
+           "truncated", "disagree")
+
+
+class ProbeDeadline(BaseException):
+    """Raised inside a probe that reads after its deadline (the runner has already reported
+    it as timed out): stops an abandoned probe thread at its next read. A BaseException so
+    that a probe's own ``except Exception`` does not swallow it."""
 
 
 class ProbeContext:
     """Where probes read from (``root``), whether they may import frameworks (``deep``), and
     the environment they see (``env``, the process environment unless given)."""
 
-    __slots__ = ("root", "deep", "env", "_shared", "_shared_lock")
+    __slots__ = ("root", "deep", "env", "_shared", "_shared_lock", "_live", "_base",
+                 "_dirs", "_faults", "_local")
 
     def __init__(self, root: str = "/", deep: bool = False, env: dict | None = None):
         object.__setattr__(self, "root", root)
@@ -29,6 +66,15 @@ class ProbeContext:
         object.__setattr__(self, "env", dict(os.environ) if env is None else env)
         object.__setattr__(self, "_shared", {})
         object.__setattr__(self, "_shared_lock", threading.Lock())
+        try:
+            real = os.path.realpath(root)
+        except (OSError, ValueError):
+            real = root
+        object.__setattr__(self, "_live", real == "/")
+        object.__setattr__(self, "_base", root.rstrip("/"))
+        object.__setattr__(self, "_dirs", {})         # resolved directories of the tree
+        object.__setattr__(self, "_faults", {})       # probe name -> {(path, reason): None}
+        object.__setattr__(self, "_local", threading.local())
 
     def __setattr__(self, name, value):
         raise AttributeError("ProbeContext is frozen")
@@ -48,97 +94,265 @@ class ProbeContext:
         """``make()``, computed once for this context and handed to every probe that asks
         for ``key`` (work two probes need, such as /proc/cpuinfo parsed: the probes run in
         parallel threads, so a second caller waits for the first instead of redoing it).
-        A ``make`` that raises is tried again by the next caller."""
+        A ``make`` that raises is tried again by the next caller. The faults ``make``
+        records belong to every probe that uses the result, not only to the first caller."""
         with self._shared_lock:
-            entry = self._shared.setdefault(key, [threading.Lock(), _UNSET])
+            entry = self._shared.setdefault(key, [threading.Lock(), _UNSET, ()])
         with entry[0]:
             if entry[1] is _UNSET:
-                entry[1] = make()
+                outer = getattr(self._local, "collect", None)
+                self._local.collect = collected = []
+                try:
+                    entry[1] = make()
+                finally:
+                    self._local.collect = outer
+                    if outer is not None:
+                        outer.extend(collected)
+                entry[2] = tuple(collected)
+            else:
+                for rel, reason in entry[2]:
+                    self.fault(rel, reason)
             return entry[1]
 
     @property
     def live(self) -> bool:
         """True when probing the running system (libraries, PATH and psutil may be used)."""
-        return os.path.realpath(self.root) == "/"
+        return self._live
+
+    # ------------------------------------------------------------------ faults
+
+    def bound(self, probe: str, deadline: float | None = None):
+        """Context manager: faults recorded in this thread belong to ``probe``; reads after
+        ``deadline`` (time.monotonic()) raise ProbeDeadline."""
+        ctx = self
+
+        class _Binding:
+            def __enter__(self):
+                ctx._local.probe = probe
+                ctx._local.deadline = deadline
+                return ctx
+
+            def __exit__(self, *exc):
+                ctx._local.probe = None
+                ctx._local.deadline = None
+
+        return _Binding()
+
+    def fault(self, rel: str, reason: str) -> None:
+        """Record that input ``rel`` could not be used, and why (one of REASONS)."""
+        collect = getattr(self._local, "collect", None)
+        if collect is not None:                 # inside shared(): kept for its other users
+            collect.append((rel, reason))
+        probe = getattr(self._local, "probe", None) or ""
+        entries = self._faults.setdefault(probe, {})
+        if len(entries) < 200:                  # a hostile tree cannot grow the report without end
+            entries[(str(rel).lstrip("/"), reason)] = None
+
+    def faults(self, probe: str) -> list[tuple[str, str]]:
+        """The (path, reason) pairs recorded for ``probe``, in the order they happened."""
+        return list(self._faults.get(probe, ()))
+
+    def _check_deadline(self) -> None:
+        deadline = getattr(self._local, "deadline", None)
+        if deadline is not None and time.monotonic() > deadline:
+            raise ProbeDeadline(getattr(self._local, "probe", None))
+
+    # ------------------------------------------------------------------ paths
 
     def p(self, rel: str) -> str:
-        """The path of ``rel`` under the root, as a string (the fast form for os calls)."""
-        return f"{self.root.rstrip('/')}/{rel.lstrip('/')}"
+        """The path of ``rel`` under the root, as a string, without any confinement: for
+        the live system only (use :meth:`path` for a path that may lie in a tree)."""
+        return f"{self._base}/{rel.lstrip('/')}"
 
-    def read_bytes(self, rel: str, limit: int = 4 << 20) -> bytes | None:
-        """At most ``limit`` bytes. Opened non-blocking, so a FIFO planted in a recorded
-        tree reads as empty instead of hanging the probe."""
-        try:
-            fd = os.open(self.p(rel), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        except (OSError, ValueError):
+    def path(self, rel: str, follow: bool = True) -> str | None:
+        """The host path of ``rel`` with every link inside the tree resolved, or None when
+        it leads out of the tree or loops (recorded as a fault). ``follow=False`` leaves a
+        link in the last component as it is (to read the link itself)."""
+        if self._live:
+            return self.p(rel)
+        return self._resolve(rel, follow)
+
+    def _resolve(self, rel: str, follow: bool) -> str | None:
+        parent, _, name = rel.strip("/").rpartition("/")
+        base = self._dirs.get(parent)
+        if base is None:
+            base = self._walk(parent, [], 0) if parent else ([], 0)
+            self._dirs[parent] = base
+        if isinstance(base, str):               # the parent itself is outside or loops
+            self.fault(rel, base)
             return None
-        chunks, size = [], 0
+        comps, links = base
+        if not name or name == ".":
+            return "/".join([self._base, *comps])
+        if not follow and name != "..":
+            return "/".join([self._base, *comps, name])
+        out = self._walk(name, list(comps), links)
+        if isinstance(out, str):
+            self.fault(rel, out)
+            return None
+        return "/".join([self._base, *out[0]])
+
+    def _walk(self, rel: str, comps: list[str], links: int):
+        """Resolve ``rel`` below the resolved components ``comps``: (components, links)
+        or the reason it cannot be resolved ("outside-tree", "loop")."""
+        todo = [c for c in reversed(rel.split("/")) if c and c != "."]
+        while todo:
+            c = todo.pop()
+            if c == "..":
+                if not comps:
+                    return "outside-tree"
+                comps.pop()
+                continue
+            comps.append(c)
+            try:
+                mode = os.lstat("/".join([self._base, *comps])).st_mode
+            except (OSError, ValueError):       # missing or unreadable: let the open say so
+                comps.extend(reversed(todo))
+                return comps, links
+            if stat.S_ISLNK(mode):
+                links += 1
+                if links > MAX_LINKS:
+                    return "loop"
+                try:
+                    target = os.readlink("/".join([self._base, *comps]))
+                except (OSError, ValueError):
+                    return "unreadable"
+                comps.pop()
+                if target.startswith("/"):
+                    comps = []                  # absolute: from the tree's root
+                todo.extend(c for c in reversed(target.split("/")) if c and c != ".")
+        return comps, links
+
+    # ------------------------------------------------------------------ reading
+
+    def read_bytes(self, rel: str, limit: int = READ_LIMIT) -> bytes | None:
+        """At most ``limit`` bytes of a regular file (more is recorded as ``truncated``).
+        Opened non-blocking and never through a link, so nothing but a file inside the tree
+        is ever opened."""
+        data, more = self._read(rel, limit)
+        if more:
+            self.fault(rel, "truncated")
+        return data
+
+    def _read(self, rel: str, limit: int) -> tuple[bytes | None, bool]:
+        """(at most ``limit`` bytes or None, whether the file holds more)."""
+        self._check_deadline()
+        path = self.path(rel)
+        if path is None:
+            return None, False
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
+            if not self._live:
+                if not stat.S_ISREG(os.stat(path).st_mode):   # resolved: no link left
+                    self.fault(rel, "not-a-file")
+                    return None, False
+                flags |= getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(path, flags)
+        except (FileNotFoundError, NotADirectoryError, ValueError):
+            return None, False
+        except OSError as exc:
+            self.fault(rel, "loop" if exc.errno == errno.ELOOP else "unreadable")
+            return None, False
+        chunks, size, more = [], 0, False
+        try:
+            if self._live and not stat.S_ISREG(os.fstat(fd).st_mode):
+                self.fault(rel, "not-a-file")
+                return None, False
             while size < limit:
                 data = os.read(fd, min(65536, limit - size))
                 if not data:
                     break
                 chunks.append(data)
                 size += len(data)
-        except OSError:
-            return None
+            more = size >= limit and bool(os.read(fd, 1))
+        except OSError as exc:
+            self.fault(rel, "not-a-file" if exc.errno == errno.EISDIR else "unreadable")
+            return None, False
         finally:
             os.close(fd)
-        return b"".join(chunks)
+        return b"".join(chunks), more
 
-    def read_text(self, rel: str, default: str | None = None, limit: int = 4 << 20) -> str | None:
+    def read_text(self, rel: str, default: str | None = None, limit: int = READ_LIMIT) -> str | None:
+        """The file decoded as UTF-8 (bad bytes replaced), every line cut at LINE_LIMIT."""
         data = self.read_bytes(rel, limit)
         if data is None:
             return default
-        return data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > LINE_LIMIT:
+            lines = text.split("\n")
+            if max(map(len, lines)) > LINE_LIMIT:
+                self.fault(rel, "truncated")
+                text = "\n".join(line[:LINE_LIMIT] for line in lines)
+        return text
 
     def read_line(self, rel: str) -> str | None:
         """First line, stripped of whitespace and NULs; None when missing or empty."""
-        text = self.read_text(rel)
-        if text is None:
+        data, more = self._read(rel, LINE_LIMIT)
+        if data is None:
             return None
-        line = text.split("\n", 1)[0].strip().strip("\x00").strip()
+        first = data.split(b"\n", 1)
+        if len(first) == 1 and more:            # the first line goes on past the cap
+            self.fault(rel, "truncated")
+        line = first[0].decode("utf-8", errors="replace").strip().strip("\x00").strip()
         return line or None
 
     def read_int(self, rel: str, base: int = 10) -> int | None:
+        """The first line as an integer; a line that is not one is recorded (unparseable)."""
         line = self.read_line(rel)
         if line is None:
+            return None
+        if len(line) > 64:
+            self.fault(rel, "out-of-range")
             return None
         try:
             return int(line, base)
         except ValueError:
+            self.fault(rel, "unparseable")
             return None
 
     def exists(self, rel: str) -> bool:
-        return os.path.lexists(self.p(rel))
+        path = self.path(rel, follow=False)
+        return path is not None and os.path.lexists(path)
 
     def is_dir(self, rel: str) -> bool:
-        return os.path.isdir(self.p(rel))
+        path = self.path(rel)
+        return path is not None and os.path.isdir(path)
 
     def listdir(self, rel: str) -> list[str]:
+        self._check_deadline()
+        path = self.path(rel)
+        if path is None:
+            return []
         try:
-            return sorted(os.listdir(self.p(rel)))
-        except (OSError, ValueError):
+            return sorted(os.listdir(path))
+        except (FileNotFoundError, NotADirectoryError, ValueError):
+            return []
+        except OSError as exc:
+            self.fault(rel, "loop" if exc.errno == errno.ELOOP else "unreadable")
             return []
 
     def readlink(self, rel: str) -> str | None:
         """Basename of a symlink's target (sysfs ``driver``, ``subsystem`` links) or None."""
+        path = self.path(rel, follow=False)
+        if path is None:
+            return None
         try:
-            target = os.readlink(self.p(rel))
+            target = os.readlink(path)
         except (OSError, ValueError):
             return None
         return os.path.basename(target.rstrip("/")) or None
 
     def realpath(self, rel: str) -> str | None:
         """The target of a link as a path relative to the root (sysfs device links)."""
-        try:
-            real = os.path.realpath(self.p(rel))
-        except (OSError, ValueError):
+        if self._live:
+            try:
+                return os.path.relpath(os.path.realpath(self.p(rel)), "/")
+            except (OSError, ValueError):
+                return None
+        path = self.path(rel)
+        if path is None:
             return None
-        root = os.path.realpath(self.root)
-        if real != root and not real.startswith(root.rstrip("/") + "/"):
-            return None
-        return os.path.relpath(real, root)
+        return os.path.relpath(path, self._base or "/")
 
     def glob(self, pattern: str) -> list[str]:
         """Relative paths matching a pattern whose wildcards sit in the last component."""

@@ -41,6 +41,7 @@ import sys
 from functools import lru_cache
 
 from accelgui.probes.context import ProbeContext
+from accelgui.probes.memory import numa_nodes
 
 _MAX_CPUS = 1 << 16          # bound for cpu lists read from garbage files
 _TYPE_KEYS = {               # cpuinfo key -> lscpu cputype member (lscpu 2.38 type_patterns)
@@ -98,7 +99,7 @@ def parse_size(text: str | None) -> int | None:
     """lscpu's parse_size for sysfs cache sizes: "32K" -> 32768."""
     if not text:
         return None
-    m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(i?B?)\s*", text)
+    m = re.fullmatch(r"(\d{1,18})\s*+([KMGT]?)(i?B?)", text.strip())
     if not m:
         return None
     num, unit, tail = int(m.group(1)), m.group(2), m.group(3)
@@ -189,10 +190,10 @@ def _parse_s390_cache(data: str) -> dict | None:
     """cacheN : level=3 type=Unified scope=Shared size=262144K line_size=256 associativity=32"""
     if _PRIVATE_CACHE.search(data):
         return None
-    fields = dict(re.findall(r"(\w+)=(\S+)", data))
+    fields = dict(re.findall(r"(?<!\w)(\w+)=(\S+)", data))
     try:
         level = int(fields["level"])
-        size = int(re.match(r"\d+", fields["size"]).group(0)) * 1024
+        size = int(re.match(r"\d{1,18}", fields["size"]).group(0)) * 1024
         int(fields["line_size"])
         int(fields["associativity"])
     except (KeyError, ValueError, AttributeError):
@@ -246,8 +247,19 @@ def arm_decode(implementer: str | None, part: str | None) -> tuple[str | None, s
 
 # ------------------------------------------------------------------ architecture
 
+# cpuinfo "arch"/"cpu family"/"cpu" values that name the kernel architecture outright
+_ARCH_NAMES = {"IA-64": "ia64", "ia64": "ia64", "Alpha": "alpha", "PA-RISC 2.0": "parisc64",
+               "PA-RISC 1.1": "parisc", "PA-RISC 1.0": "parisc", "sh4": "sh4", "sh4a": "sh4a",
+               "sh3": "sh3", "sh2": "sh2", "68040": "m68k", "68060": "m68k", "68030": "m68k",
+               "68020": "m68k"}
+
+
 def arch_from_cpuinfo(first: dict[str, str], flags: list[str]) -> str | None:
     """Guess the kernel architecture (uname -m) from the keys a cpuinfo file uses."""
+    for key in ("arch", "cpu family", "CPU", "cpu"):
+        named = _ARCH_NAMES.get(first.get(key, "").strip())
+        if named:
+            return named
     fl = set(flags)
     if "vendor_id" in first and first.get("vendor_id") != "IBM/S390" and ("flags" in first):
         return "x86_64" if "lm" in fl else "i686"
@@ -258,7 +270,7 @@ def arch_from_cpuinfo(first: dict[str, str], flags: list[str]) -> str | None:
         if "asimd" in feats or ("fp" in feats and "half" not in feats) or \
                 first.get("CPU architecture", "").startswith("AArch64"):
             return "aarch64"
-        m = re.search(r"\(v(\d+)\w*\)", first.get("model name", ""))
+        m = re.search(r"\(v(\d++)\w*+\)", first.get("model name", ""))
         return f"armv{m.group(1)}l" if m else "armv7l"
     isa = first.get("isa", "")
     if isa.startswith("rv64"):
@@ -583,121 +595,6 @@ def _microarchitecture_archspec(arch, vendor_raw, flags, cpu_part=None, implemen
     return None if best.name == arch else best.name
 
 
-# ------------------------------------------------------------------ hypervisor
-
-_DMI_HYPERVISORS = (             # (substring of DMI strings, lscpu-style vendor)
-    ("VMware", "VMware"), ("VMW", "VMware"), ("innotek", "Oracle"), ("VirtualBox", "Oracle"),
-    ("Parallels", "Parallels"), ("Xen", "Xen"), ("HVM domU", "Xen"), ("QEMU", "KVM"),
-    ("KVM", "KVM"), ("Bochs", "KVM"), ("OpenStack", "KVM"), ("Google Compute Engine", "KVM"),
-    ("Amazon EC2", "KVM"), ("Alibaba Cloud", "KVM"), ("Tencent Cloud", "KVM"),
-    ("DigitalOcean", "KVM"), ("Hetzner", "KVM"), ("Nutanix", "KVM"), ("Scaleway", "KVM"),
-    ("Linode", "KVM"), ("Vultr", "KVM"), ("BHYVE", "bhyve"), ("Apple Virtualization", "Apple"),
-)
-
-
-DMI_KEYS = ("sys_vendor", "product_name", "product_version", "product_family", "board_vendor",
-            "board_name", "bios_vendor", "bios_version", "bios_date", "chassis_vendor",
-            "chassis_type", "chassis_asset_tag", "product_serial", "product_uuid",
-            "board_serial", "chassis_serial")
-
-
-def read_dmi(ctx) -> dict[str, str]:
-    """The tree's DMI strings, read once per context (the hypervisor check here and the
-    platform probe both need them). Serials and UUIDs are kept: redaction removes them."""
-    def read() -> dict[str, str]:
-        values = {key: ctx.read_line(f"sys/class/dmi/id/{key}") for key in DMI_KEYS}
-        return {key: value for key, value in values.items() if value}
-    return ctx.shared("dmi", read)
-
-
-def _pci_ids(ctx) -> set[tuple[int, int]]:
-    ids = set()
-    for addr in ctx.listdir("sys/bus/pci/devices"):
-        vendor = ctx.read_line(f"sys/bus/pci/devices/{addr}/vendor")
-        device = ctx.read_line(f"sys/bus/pci/devices/{addr}/device")
-        try:
-            ids.add((int(vendor or "", 16), int(device or "", 16)))
-        except ValueError:
-            continue
-    text = ctx.read_text("proc/bus/pci/devices") or ""
-    for m in re.finditer(r"^[0-9a-f]{4}\t([0-9a-f]{4})([0-9a-f]{4})", text, re.M):
-        ids.add((int(m.group(1), 16), int(m.group(2), 16)))
-    return ids
-
-
-def hypervisor_vendor(ctx, flags: list[str] | None = None, dmi: dict | None = None) -> str | None:
-    """Hypervisor vendor in lscpu's words (KVM, Xen, Microsoft, VMware, IBM, pHyp...).
-
-    Computed once per context (the cpu and platform probes both ask; on bare metal it ends
-    in a scan of every PCI function); ``flags`` matter only for the "hypervisor" flag. A
-    caller that passes its own ``dmi`` strings gets a fresh answer."""
-    if dmi is not None:
-        return _hypervisor_vendor(ctx, flags, dmi)
-    has_flag = flags is not None and "hypervisor" in flags
-    return ctx.shared(f"hypervisor_vendor:{has_flag}",
-                      lambda: _hypervisor_vendor(ctx, flags, None))
-
-
-def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | None:
-    osrelease = ctx.read_line("proc/sys/kernel/osrelease") or ""
-    if "Microsoft" in osrelease:
-        return "Windows Subsystem for Linux"
-    if "microsoft" in osrelease.lower():           # WSL2: a Hyper-V VM
-        return "Microsoft"
-    compatible = (ctx.read_text("proc/device-tree/compatible") or "").split("\x00")
-    if "ibm,powernv" in compatible:
-        return None
-    if ctx.exists("proc/device-tree/ibm,partition-name") and ctx.exists("proc/device-tree/hmc-managed?") \
-            and not ctx.exists("proc/device-tree/chosen/qemu,graphic-width"):
-        return "pHyp"
-    if "qemu,pseries" in compatible:
-        return "KVM"
-    if ctx.exists("proc/xen") or (ctx.read_line("sys/hypervisor/type") or "").lower() == "xen":
-        return "Xen"
-    sysinfo = ctx.read_text("proc/sysinfo")
-    if sysinfo is not None and ("Manufacturer:" in sysinfo or "Type:" in sysinfo):
-        for line in sysinfo.splitlines():
-            if "Control Program:" in line:
-                return "KVM" if "KVM" in line else "IBM"
-        return "IBM"
-    if ctx.exists("proc/vz") and not ctx.exists("proc/bc"):
-        return "Parallels"
-    dmi = read_dmi(ctx) if dmi is None else dmi
-    product = dmi.get("product_name", "")
-    if dmi.get("sys_vendor") == "Microsoft Corporation" and product == "Virtual Machine":
-        return "Microsoft"
-    bare_metal = product.endswith(".metal") or product.endswith(".metal-24xl") or ".metal" in product
-    if not bare_metal:
-        text = " | ".join(dmi.get(k, "") for k in ("sys_vendor", "product_name", "bios_vendor",
-                                                     "board_vendor", "bios_version"))
-        for needle, vendor in _DMI_HYPERVISORS:
-            if needle in text:
-                if vendor == "KVM" and ("Xen" in text or "amazon" in dmi.get("bios_version", "")
-                                        and "Xen" in dmi.get("bios_vendor", "")):
-                    return "Xen"
-                return vendor
-        if dmi.get("chassis_asset_tag") == "OracleCloud.com":
-            return "KVM"
-    clock = (ctx.read_line("sys/devices/system/clocksource/clocksource0/available_clocksource") or "") + \
-        " " + (ctx.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource") or "")
-    if "kvm-clock" in clock:
-        return "KVM"
-    if "hyperv" in clock:
-        return "Microsoft"
-    if re.search(r"\bxen\b", clock):
-        return "Xen"
-    ids = _pci_ids(ctx)
-    if (0x15ad, 0x0405) in ids or (0x15ad, 0x0710) in ids:
-        return "VMware"
-    if (0x5853, 0x0001) in ids:
-        return "Xen"
-    if (0x80ee, 0xbeef) in ids or (0x80ee, 0xcafe) in ids:
-        return "Oracle"
-    if flags is not None and "hypervisor" in flags and any(v == 0x1af4 for v, _ in ids):
-        return "KVM"
-    return None
-
-
 # ------------------------------------------------------------------ sysfs: topology, caches
 
 def _cpu_ids(r: ProbeContext) -> tuple[list[int], set[int] | None, set[int] | None, set[int] | None]:
@@ -710,50 +607,140 @@ def _cpu_ids(r: ProbeContext) -> tuple[list[int], set[int] | None, set[int] | No
     return ids, possible, present, online
 
 
-def _topology(r: ProbeContext, ids: list[int], mtid: str | None, cpu_type: dict[int, int] | None = None):
-    """(threads_per_core, cores_per_socket, sockets) the way lscpu counts them.
+def _topology(r: ProbeContext, ids: list[int], mtid: str | None, info: CpuInfo | None = None):
+    """(threads_per_core, cores_per_socket, sockets, core_types) as the kernel (and hwloc)
+    see the machine.
 
-    lscpu counts per CPU type and prints the default (first) type first; CPUs that
-    cpuinfo does not describe belong to the default type. On a big.LITTLE SoC that makes
-    "cores per socket" the number of cores of the first kind, as lscpu shows it.
+    * cores are the distinct ``thread_siblings`` masks over *every* CPU with a topology
+      folder, whatever its core type: a 10 x Cortex-X925 + 10 x Cortex-A725 package has 20
+      cores (lscpu 2.38 prints one block per type; that per-type view is ``core_types``);
+    * sockets are voted by every source that describes packages: ``physical_package_id``,
+      the ``core_siblings`` masks, the ``core_siblings_list``/``package_cpus_list`` files,
+      cpuinfo ``physical id`` and the NUMA nodes' cpulists. The count most sources give
+      wins (ties go to that order); a source that disagrees is recorded as a warning, so one
+      contradictory mask cannot invent a socket;
+    * threads_per_core is the largest ``thread_siblings`` mask (``max thread id`` + 1 on
+      s390), as lscpu counts it. Where the topology has books (s390), ``sockets`` is what
+      lscpu prints there, sockets per book; a z/VM guest's ``CPU Topology SW`` line in
+      ``proc/sysinfo`` overrides both, as in lscpu.
     """
     base = "sys/devices/system/cpu"
-    if cpu_type:
-        ids = [cpu for cpu in ids if cpu_type.get(cpu, 0) == 0]
     nthreads = 0
-    cores: set = set()
-    sockets: set = set()
+    core_of: dict[int, int] = {}                # cpu -> its thread_siblings mask
+    sources: dict[str, dict[int, object]] = {"physical_package_id": {}, "core_siblings": {},
+                                             "core_siblings_list": {}}
     books: set = set()
-    seen = False
     for cpu in ids:
         tp = f"{base}/cpu{cpu}/topology"
         if not r.exists(f"{tp}/thread_siblings"):
             continue
-        seen = True
         threads = parse_cpumask(r.read_text(f"{tp}/thread_siblings"))
-        core_sib = parse_cpumask(r.read_text(f"{tp}/core_siblings"))
         n = bin(threads).count("1") if threads else 0
         nthreads = max(nthreads, n or 1)
-        cores.add(threads)
-        sockets.add(core_sib)
+        core_of[cpu] = threads
+        core_sib = parse_cpumask(r.read_text(f"{tp}/core_siblings"))
+        if core_sib is not None:
+            sources["core_siblings"][cpu] = core_sib
+        pkg = r.read_int(f"{tp}/physical_package_id")
+        if pkg is not None:
+            sources["physical_package_id"][cpu] = pkg
+        lst = parse_cpulist(r.read_text(f"{tp}/core_siblings_list") or
+                            r.read_text(f"{tp}/package_cpus_list"))
+        if lst:
+            sources["core_siblings_list"][cpu] = frozenset(lst)
         book = parse_cpumask(r.read_text(f"{tp}/book_siblings"))
         if book is not None:
             books.add(book)
-    if not seen:
-        return _topology_from_lists(r, ids)
+    if not core_of:
+        threads, cores, sockets = _topology_from_lists(r, ids)
+        return threads, cores, sockets, None
+    if info is not None:
+        sources["cpuinfo physical id"] = {cpu: b["physical id"] for cpu, b in info.cpus.items()
+                                          if "physical id" in b and cpu in core_of}
+    sources["node cpulist"] = _node_of(r, core_of)
+    nsockets = _vote_sockets(r, sources)
     threads_per_core = nthreads or None
     if mtid is not None and mtid.isdigit():
         threads_per_core = int(mtid) + 1
-    ncores, nsockets, nbooks = len(cores), len(sockets), len(books)
+    ncores, nbooks = len(set(core_of.values())), len(books)
     cores_per_socket = ncores // nsockets if nsockets else 0
     sockets_per_book = nsockets // nbooks if nbooks else 0
     sysinfo = r.read_text("proc/sysinfo") or ""
-    m = re.search(r"CPU Topology SW:\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo)
+    m = re.search(r"CPU Topology SW:\s*+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo)
     if m:                                   # s390 (z/VM): the SW topology from /proc/sysinfo
         sockets_per_book, cores_per_socket = int(m.group(5)), int(m.group(6))
     # lscpu prints "Socket(s)" when there are no books, else "Socket(s) per book" (s390)
     total = sockets_per_book if nbooks else (sockets_per_book or nsockets)
-    return threads_per_core, cores_per_socket or None, total or None
+    return threads_per_core, cores_per_socket or None, total or None, \
+        _core_types(info, core_of, nsockets)
+
+
+def _node_of(r: ProbeContext, cpus) -> dict[int, int]:
+    """cpu -> NUMA node, from the nodes' cpulists (CPU-less nodes do not count)."""
+    out: dict[int, int] = {}
+    node_dir = "sys/devices/system/node"
+    for name in r.listdir(node_dir):
+        if not (name.startswith("node") and name[4:].isdigit()):
+            continue
+        for cpu in parse_cpulist(r.read_text(f"{node_dir}/{name}/cpulist")) or ():
+            if cpu in cpus:
+                out[cpu] = int(name[4:])
+    return out
+
+
+_SOCKET_FILES = {"physical_package_id": "physical_package_id", "core_siblings": "core_siblings",
+                 "core_siblings_list": "core_siblings_list"}
+
+
+def _vote_sockets(r: ProbeContext, sources: dict[str, dict[int, object]]) -> int:
+    """The socket count most sources agree on (ties: the first source in order); each
+    source that disagrees is recorded (reason ``disagree``) at the file of a CPU whose value
+    is the odd one out."""
+    counts = {name: len(set(values.values())) for name, values in sources.items() if values}
+    if not counts:
+        return 0
+    tally: dict[int, int] = {}
+    for n in counts.values():
+        tally[n] = tally.get(n, 0) + 1
+    best = max(tally.values())
+    winner = next(n for n in counts.values() if tally[n] == best)
+    for name, n in counts.items():
+        if n == winner:
+            continue
+        values = sources[name]
+        groups: dict[object, list[int]] = {}
+        for cpu, value in values.items():
+            groups.setdefault(value, []).append(cpu)
+        odd = min(groups.values(), key=len)[0]
+        if name in _SOCKET_FILES:
+            r.fault(f"sys/devices/system/cpu/cpu{odd}/topology/{_SOCKET_FILES[name]}", "disagree")
+        elif name == "node cpulist":
+            r.fault("sys/devices/system/node", "disagree")
+        else:
+            r.fault("proc/cpuinfo", "disagree")
+    return winner
+
+
+def _core_types(info: CpuInfo | None, core_of: dict[int, int], nsockets: int) -> list[dict] | None:
+    """lscpu's per-type view, for CPUs of more than one type (big.LITTLE, hybrid Arm):
+    [{model_name, cores, cores_per_socket, cpus}] in cpuinfo's order of types."""
+    if info is None or len(info.types) < 2 or not info.cpu_type:
+        return None
+    groups: dict[tuple, list[int]] = {}         # types that lscpu repeats (GB10: A725, X925,
+    names: dict[tuple, str | None] = {}         # A725, X925 by cluster) are one kind of core
+    for idx, t in enumerate(info.types):
+        _, arm_model, _ = arm_decode(t.get("vendor"), t.get("model"))
+        key = (t.get("vendor"), t.get("model"), t.get("modelname"))
+        names[key] = arm_model or t.get("modelname")
+        groups.setdefault(key, []).extend(cpu for cpu in core_of if info.cpu_type.get(cpu, 0) == idx)
+    out = []
+    for key, cpus in groups.items():
+        if not cpus:
+            continue
+        cores = len({core_of[cpu] for cpu in cpus})
+        out.append({"model_name": names[key], "cpus": len(cpus), "cores": cores,
+                    "cores_per_socket": cores // nsockets if nsockets else None})
+    return out if len(out) > 1 else None
 
 
 def _topology_from_lists(r: ProbeContext, ids: list[int]):
@@ -812,7 +799,7 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
     for cpu in ids:
         d = f"{base}/cpu{cpu}"
         n = 0
-        while r.exists(f"{d}/cache/index{n}"):
+        while n < 64 and r.exists(f"{d}/cache/index{n}"):
             n += 1
         if n == 0:
             if r.exists(f"{d}/l1_icache_size"):                 # SPARC
@@ -845,7 +832,7 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
                 size = parse_size(r.read_line(f"{idx}/size")) or 0
                 ca = get_or_add(ctype, level, cid, f"L{level}{suffix}", size)
             if ca.sharedmap is None:
-                ca.sharedmap = parse_cpumask(r.read_text(f"{idx}/shared_cpu_map"))
+                ca.sharedmap = _shared_map(r, idx, d, cpu)
     out: dict[str, dict] = {}
     for ca in caches:
         entry = out.setdefault(ca.name.lower(), {"size_bytes": 0, "instances": 0})
@@ -858,6 +845,19 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
             out[key] = {"size_bytes": ec["size"], "instances": None}
     order = sorted(out, key=lambda k: (int(re.sub(r"\D", "", k) or 0), k))
     return {k: out[k] for k in order}
+
+
+def _shared_map(r: ProbeContext, idx: str, cpu_dir: str, cpu: int) -> int:
+    """The CPUs sharing a cache: its ``shared_cpu_map`` (or ``shared_cpu_list``). A map of
+    all zeros (some kernels, e.g. ia64, leave it empty) means the cache is the core's own:
+    the CPU's thread siblings share it, so it is counted once per core, not per thread."""
+    mask = parse_cpumask(r.read_text(f"{idx}/shared_cpu_map"))
+    if not mask:
+        cpus = parse_cpulist(r.read_text(f"{idx}/shared_cpu_list"))
+        mask = sum(1 << c for c in cpus) if cpus else 0
+    if not mask:
+        mask = parse_cpumask(r.read_text(f"{cpu_dir}/topology/thread_siblings")) or 0
+    return mask | (1 << cpu)
 
 
 def _frequencies(r: ProbeContext, ids: list[int], present: set[int] | None, info: CpuInfo):
@@ -884,24 +884,6 @@ def _frequencies(r: ProbeContext, ids: list[int], present: set[int] | None, info
                     pass
                 break
     return max_mhz, min_mhz
-
-
-def _numa_nodes(r: ProbeContext) -> int | None:
-    try:
-        entries = os.scandir(r.p("sys/devices/system/node"))
-    except (OSError, ValueError):
-        return None
-    count = 0
-    with entries:
-        for entry in entries:
-            name = entry.name
-            if name.startswith("node") and name[4:].isdigit():
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        count += 1
-                except OSError:
-                    continue
-    return count or None
 
 
 # ------------------------------------------------------------------ the probe
@@ -935,6 +917,8 @@ def on_linux() -> bool:
 
 
 def probe(ctx) -> dict:
+    from accelgui.probes.platform import hypervisor_vendor     # platform imports this module
+
     if ctx.live and not on_linux() and ctx.read_text("proc/cpuinfo", limit=1) is None:
         return {"cpu": _probe_py_cpuinfo()}
     info = read_cpuinfo(ctx)
@@ -960,7 +944,7 @@ def probe(ctx) -> dict:
         logical = len(possible)
     else:
         logical = len(info.cpus) or None
-    threads, cores_per_socket, sockets = _topology(ctx, ids, ct.get("mtid"), info.cpu_type)
+    threads, cores_per_socket, sockets, core_types = _topology(ctx, ids, ct.get("mtid"), info)
     if threads is None and cores_per_socket is None:
         threads, cores_per_socket, sockets = _topology_from_cpuinfo(info)
     max_mhz, min_mhz = _frequencies(ctx, ids, present, info)
@@ -979,7 +963,7 @@ def probe(ctx) -> dict:
         "threads_per_core": threads,
         "cores_per_socket": cores_per_socket,
         "sockets": sockets,
-        "numa_nodes": _numa_nodes(ctx),
+        "numa_nodes": numa_nodes(ctx),
         "flags": flags,
         "features": features,
         "caches": _caches(ctx, ids, info.ecaches),
@@ -987,6 +971,8 @@ def probe(ctx) -> dict:
         "min_mhz": min_mhz,
         "hypervisor_vendor": hypervisor_vendor(ctx, flags),
     }
+    if core_types:
+        result["core_types"] = core_types
     return {"cpu": result}
 
 

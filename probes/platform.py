@@ -12,13 +12,141 @@ from __future__ import annotations
 import os
 import re
 
-from accelgui.probes.cpu import hypervisor_vendor, on_linux, read_cpuinfo, read_dmi, tree_arch
+from accelgui.probes.cpu import on_linux, read_cpuinfo, tree_arch
 
 AZURE_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
-_INSTANCE_TYPE = re.compile(r"[a-z][a-z0-9-]*\d[a-z0-9-]*\.[a-z0-9-]+")
+# "<family with a digit>.<size>" (m5.xlarge, n2-standard-8.x): one dot, a digit before it;
+# matched in two linear steps (one pattern with two [a-z0-9-]* around \d is quadratic)
+_INSTANCE_SHAPE = re.compile(r"[a-z][a-z0-9-]*+\.[a-z0-9-]++")
+
+
+class _InstanceType:
+    @staticmethod
+    def fullmatch(text: str) -> bool:
+        return bool(_INSTANCE_SHAPE.fullmatch(text)) and any(c.isdigit() for c in text[1:text.find(".")])
+
+
+_INSTANCE_TYPE = _InstanceType()
 _VIRT = {"KVM": "kvm", "Xen": "xen", "Microsoft": "hyperv", "VMware": "vmware",
          "Oracle": "virtualbox", "Parallels": "parallels", "pHyp": "powervm", "bhyve": "bhyve",
          "Windows Subsystem for Linux": "wsl", "Apple": "apple"}
+# ------------------------------------------------------------------ DMI and hypervisor
+# (the cpu probe reports hypervisor_vendor too: it asks this module)
+
+_DMI_HYPERVISORS = (             # (substring of DMI strings, lscpu-style vendor)
+    ("VMware", "VMware"), ("VMW", "VMware"), ("innotek", "Oracle"), ("VirtualBox", "Oracle"),
+    ("Parallels", "Parallels"), ("Xen", "Xen"), ("HVM domU", "Xen"), ("QEMU", "KVM"),
+    ("KVM", "KVM"), ("Bochs", "KVM"), ("OpenStack", "KVM"), ("Google Compute Engine", "KVM"),
+    ("Amazon EC2", "KVM"), ("Alibaba Cloud", "KVM"), ("Tencent Cloud", "KVM"),
+    ("DigitalOcean", "KVM"), ("Hetzner", "KVM"), ("Nutanix", "KVM"), ("Scaleway", "KVM"),
+    ("Linode", "KVM"), ("Vultr", "KVM"), ("BHYVE", "bhyve"), ("Apple Virtualization", "Apple"),
+)
+
+
+DMI_KEYS = ("sys_vendor", "product_name", "product_version", "product_family", "board_vendor",
+            "board_name", "bios_vendor", "bios_version", "bios_date", "chassis_vendor",
+            "chassis_type", "chassis_asset_tag", "product_serial", "product_uuid",
+            "board_serial", "chassis_serial")
+
+
+def read_dmi(ctx) -> dict[str, str]:
+    """The tree's DMI strings, read once per context (the hypervisor check here and the
+    platform probe both need them). Serials and UUIDs are kept: redaction removes them."""
+    def read() -> dict[str, str]:
+        values = {key: ctx.read_line(f"sys/class/dmi/id/{key}") for key in DMI_KEYS}
+        return {key: value for key, value in values.items() if value}
+    return ctx.shared("dmi", read)
+
+
+def _pci_ids(ctx) -> set[tuple[int, int]]:
+    ids = set()
+    for addr in ctx.listdir("sys/bus/pci/devices"):
+        vendor = ctx.read_line(f"sys/bus/pci/devices/{addr}/vendor")
+        device = ctx.read_line(f"sys/bus/pci/devices/{addr}/device")
+        try:
+            ids.add((int(vendor or "", 16), int(device or "", 16)))
+        except ValueError:
+            continue
+    text = ctx.read_text("proc/bus/pci/devices") or ""
+    for m in re.finditer(r"^[0-9a-f]{4}\t([0-9a-f]{4})([0-9a-f]{4})", text, re.M):
+        ids.add((int(m.group(1), 16), int(m.group(2), 16)))
+    return ids
+
+
+def hypervisor_vendor(ctx, flags: list[str] | None = None, dmi: dict | None = None) -> str | None:
+    """Hypervisor vendor in lscpu's words (KVM, Xen, Microsoft, VMware, IBM, pHyp...).
+
+    Computed once per context (the cpu and platform probes both ask; on bare metal it ends
+    in a scan of every PCI function); ``flags`` matter only for the "hypervisor" flag. A
+    caller that passes its own ``dmi`` strings gets a fresh answer."""
+    if dmi is not None:
+        return _hypervisor_vendor(ctx, flags, dmi)
+    has_flag = flags is not None and "hypervisor" in flags
+    return ctx.shared(f"hypervisor_vendor:{has_flag}",
+                      lambda: _hypervisor_vendor(ctx, flags, None))
+
+
+def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | None:
+    osrelease = ctx.read_line("proc/sys/kernel/osrelease") or ""
+    if "Microsoft" in osrelease:
+        return "Windows Subsystem for Linux"
+    if "microsoft" in osrelease.lower():           # WSL2: a Hyper-V VM
+        return "Microsoft"
+    compatible = (ctx.read_text("proc/device-tree/compatible") or "").split("\x00")
+    if "ibm,powernv" in compatible:
+        return None
+    if ctx.exists("proc/device-tree/ibm,partition-name") and ctx.exists("proc/device-tree/hmc-managed?") \
+            and not ctx.exists("proc/device-tree/chosen/qemu,graphic-width"):
+        return "pHyp"
+    if "qemu,pseries" in compatible:
+        return "KVM"
+    if ctx.exists("proc/xen") or (ctx.read_line("sys/hypervisor/type") or "").lower() == "xen":
+        return "Xen"
+    sysinfo = ctx.read_text("proc/sysinfo")
+    if sysinfo is not None and ("Manufacturer:" in sysinfo or "Type:" in sysinfo):
+        for line in sysinfo.splitlines():
+            if "Control Program:" in line:
+                return "KVM" if "KVM" in line else "IBM"
+        return "IBM"
+    if ctx.exists("proc/vz") and not ctx.exists("proc/bc"):
+        return "Parallels"
+    dmi = read_dmi(ctx) if dmi is None else dmi
+    product = dmi.get("product_name", "")
+    if dmi.get("sys_vendor") == "Microsoft Corporation" and product == "Virtual Machine":
+        return "Microsoft"
+    bare_metal = product.endswith(".metal") or product.endswith(".metal-24xl") or ".metal" in product
+    if not bare_metal:
+        text = " | ".join(dmi.get(k, "") for k in ("sys_vendor", "product_name", "bios_vendor",
+                                                     "board_vendor", "bios_version"))
+        for needle, vendor in _DMI_HYPERVISORS:
+            if needle in text:
+                if vendor == "KVM" and ("Xen" in text or "amazon" in dmi.get("bios_version", "")
+                                        and "Xen" in dmi.get("bios_vendor", "")):
+                    return "Xen"
+                return vendor
+        if dmi.get("chassis_asset_tag") == "OracleCloud.com":
+            return "KVM"
+    clock = (ctx.read_line("sys/devices/system/clocksource/clocksource0/available_clocksource") or "") + \
+        " " + (ctx.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource") or "")
+    if "kvm-clock" in clock:
+        return "KVM"
+    if "hyperv" in clock:
+        return "Microsoft"
+    if re.search(r"\bxen\b", clock):
+        return "Xen"
+    ids = _pci_ids(ctx)
+    if (0x15ad, 0x0405) in ids or (0x15ad, 0x0710) in ids:
+        return "VMware"
+    if (0x5853, 0x0001) in ids:
+        return "Xen"
+    if (0x80ee, 0xbeef) in ids or (0x80ee, 0xcafe) in ids:
+        return "Oracle"
+    if flags is not None and "hypervisor" in flags and any(v == 0x1af4 for v, _ in ids):
+        return "KVM"
+    return None
+
+
+
 def parse_os_release(text: str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in (text or "").splitlines():

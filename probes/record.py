@@ -17,7 +17,12 @@ Rules:
 * what identifies the machine or its owner is left out: DMI serials and UUIDs, USB serial
   numbers, the host name, the Raspberry Pi serial in cpuinfo, s390 sequence codes and LPAR
   names, NVIDIA GPU UUIDs, container and pod ids;
-* device nodes are recorded as empty files (their names are what the probes look at).
+* device nodes are recorded as empty files (their names are what the probes look at);
+* the source is read through the probes' own confined reader (accelgui.probes.context): a
+  link that leads out of the source tree is never followed, and only regular files are
+  copied, so a hostile tree cannot pull host files into the recording;
+* nothing is written through a link in the destination: a link found where the recording
+  needs a folder or a file is removed (the link only, never what it points to) and replaced.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ class _Recorder:
         self.ctx = ProbeContext(root=self.src)
         self.dest = os.path.abspath(dest)
         self.count = 0
+        self._made: set[str] = set()     # destination folders known to be real folders
 
     # -- paths
     def s(self, rel: str) -> str:
@@ -75,14 +81,8 @@ class _Recorder:
 
     # -- source side (never raises): the probes' own reader
     def read(self, rel: str) -> bytes | None:
-        try:
-            st = os.stat(self.s(rel))
-        except (OSError, ValueError):
-            return None
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
-            return None
-        data = self.ctx.read_bytes(rel, limit=MAX_BYTES + 1)
-        return None if data is None or len(data) > MAX_BYTES else data
+        data, more = self.ctx._read(rel, MAX_BYTES)     # confined, regular files only
+        return None if data is None or more else data
 
     def listdir(self, rel: str) -> list[str]:
         return self.ctx.listdir(rel)
@@ -97,18 +97,51 @@ class _Recorder:
         return self.ctx.readlink(rel)
 
     def real_name(self, rel: str) -> str | None:
-        try:
-            return os.path.basename(os.path.realpath(self.s(rel)).rstrip("/")) or None
-        except (OSError, ValueError):
-            return None
+        real = self.ctx.realpath(rel)
+        return os.path.basename(real.rstrip("/")) or None if real else None
 
-    # -- destination side
-    def put(self, rel: str, data: bytes) -> None:
-        path = self.d(rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if os.path.lexists(path) and not os.path.isdir(path):
+    def is_link(self, rel: str) -> bool:
+        path = self.ctx.path(rel, follow=False)
+        return path is not None and os.path.islink(path)
+
+    # -- destination side: nothing is written through a link
+    def _dest_dir(self, rel_dir: str) -> str:
+        """The destination folder ``rel_dir``, made of real folders only: a link or a file
+        in the way is removed (the link itself, not what it points to)."""
+        path = self.dest
+        for c in rel_dir.split("/"):
+            if not c or c == ".":
+                continue
+            if c == "..":
+                raise ValueError(f"refusing to record outside the destination: {rel_dir}")
+            path = f"{path}/{c}"
+            if path in self._made:
+                continue
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                os.mkdir(path)
+                mode = stat.S_IFDIR
+            if not stat.S_ISDIR(mode):          # a link (to anywhere) or a file
+                os.unlink(path)
+                os.mkdir(path)
+            self._made.add(path)
+        return path
+
+    def _dest_file(self, rel: str) -> str:
+        parent, _, name = rel.strip("/").rpartition("/")
+        if name in ("", ".", ".."):
+            raise ValueError(f"refusing to record outside the destination: {rel}")
+        path = f"{self._dest_dir(parent)}/{name}"
+        if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
             os.unlink(path)
-        with open(path, "wb") as f:
+        return path
+
+    def put(self, rel: str, data: bytes) -> None:
+        path = self._dest_file(rel)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o644)
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
         self.count += 1
 
@@ -130,15 +163,15 @@ class _Recorder:
             self.copy(f"{rel}/{name}")
 
     def link(self, rel: str, target: str) -> None:
-        path = self.d(rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        parent, _, name = rel.strip("/").rpartition("/")
+        path = f"{self._dest_dir(parent)}/{name}"
         if os.path.lexists(path):
             return
         os.symlink(target, path)
         self.count += 1
 
     def mkdir(self, rel: str) -> None:
-        os.makedirs(self.d(rel), exist_ok=True)
+        self._dest_dir(rel)
 
     def touch(self, rel: str) -> None:
         self.put(rel, b"")
@@ -336,7 +369,7 @@ def _dev(r: _Recorder, extra: set[str]) -> None:
             if depth < 3:
                 for sub in r.listdir(rel):
                     walk(f"{rel}/{sub}", depth + 1)
-        elif not os.path.islink(r.s(rel)) or os.path.exists(r.s(rel)):
+        elif not r.is_link(rel) or r.ctx.path(rel) is not None and os.path.exists(r.ctx.path(rel)):
             r.touch(rel)
 
     for name in r.listdir("dev"):

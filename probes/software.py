@@ -147,7 +147,7 @@ def _cuda_toolkit(ctx: ProbeContext) -> tuple[bool, str | None]:
             return True, version
         line = ctx.read_line(f"{base}/version.txt")
         if line:
-            m = re.search(r"(\d+\.\d+(?:\.\d+)?)", line)
+            m = re.search(r"(?<!\d)(\d++\.\d++(?:\.\d++)?)", line)
             return True, m.group(1) if m else None
         for item in ctx.listdir(f"{base}/dist-info"):      # toolkits assembled from wheels
             m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item)
@@ -175,7 +175,7 @@ def _rocm(ctx: ProbeContext) -> tuple[bool, str | None]:
 
 def _nvidia_driver(ctx: ProbeContext) -> str | None:
     text = ctx.read_text("proc/driver/nvidia/version") or ""
-    m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", text)
+    m = re.search(r"Kernel Module(?:\s++for\s++\S++)?\s++(\d++\.\d++(?:\.\d++)?)", text)
     return m.group(1) if m else ctx.read_line("sys/module/nvidia/version")
 
 
@@ -247,7 +247,7 @@ def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
         kits["qaic"] = None
     # Huawei Ascend: the NPU driver's version.info ("Version=24.1.rc2") and the CANN toolkit
     ascend = ctx.read_text("usr/local/Ascend/driver/version.info") or ""
-    m = re.search(r"^\s*[Vv]ersion\s*=\s*(\S+)", ascend, re.M)
+    m = re.search(r"^[ \t]*+[Vv]ersion[ \t]*+=[ \t]*+(\S+)", ascend, re.M)
     if m or ctx.is_dir("usr/local/Ascend/driver"):
         kits["ascend_driver"] = m.group(1) if m else None
     if ctx.is_dir("usr/local/Ascend/ascend-toolkit"):
@@ -266,8 +266,11 @@ def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
             break
     l4t = ctx.read_line("etc/nv_tegra_release")
     if l4t:
-        m = re.search(r"R(\d+).*REVISION:\s*([\d.]+)", l4t)
-        kits["l4t"] = f"{m.group(1)}.{m.group(2)}" if m else None
+        # "# R36 (release), REVISION: 4.3, ...": in linear steps (R(\d+).*REVISION is quadratic)
+        head, sep, tail = l4t.rpartition("REVISION:")
+        release = re.search(r"R(\d++)", head) if sep else None
+        revision = re.match(r"\s*+([\d.]++)", tail) if release else None
+        kits["l4t"] = f"{release.group(1)}.{revision.group(1)}" if revision else None
     if any(ctx.is_dir(d) for d in ("opt/xilinx", "opt/rocm", "opt/intel", "usr/local/cuda",
                                    "usr/local/Ascend")):
         libs_recorded = True

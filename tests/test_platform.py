@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from accelgui.probes import cpu, platform
+from accelgui.probes import platform
 from accelgui.probes.context import ProbeContext
 from accelgui.redact import redact_data
 
@@ -107,7 +107,7 @@ def test_xen_from_procfs(tmp_path):
     (tmp_path / "proc/xen").mkdir(parents=True)
     write(tmp_path, "proc/xen/capabilities", "")
     assert probe(tmp_path)["virtualization"] == "xen"
-    assert cpu.hypervisor_vendor(ProbeContext(root=str(tmp_path))) == "Xen"
+    assert platform.hypervisor_vendor(ProbeContext(root=str(tmp_path))) == "Xen"
 
 
 def test_kvm_from_clocksource_without_dmi(tmp_path):
@@ -128,7 +128,7 @@ def test_unknown_hypervisor_is_a_vm(tmp_path):
 def test_wsl(tmp_path, kernel, hv):
     write(tmp_path, "proc/sys/kernel/osrelease", kernel + "\n")
     assert probe(tmp_path)["virtualization"] == "wsl"
-    assert cpu.hypervisor_vendor(ProbeContext(root=str(tmp_path))) == hv
+    assert platform.hypervisor_vendor(ProbeContext(root=str(tmp_path))) == hv
 
 
 @pytest.mark.parametrize("files, expected", [

@@ -74,7 +74,7 @@ def test_hand_written_list_is_accepted(data_dir):
 
 def test_write_is_atomic_no_temp_files_left(data_dir):
     progress.mark_done("gpu.setup-check")
-    assert sorted(p.name for p in data_dir.iterdir()) == ["progress.json"]
+    assert sorted(p.name for p in data_dir.iterdir()) == ["progress.json", "progress.json.lock"]
 
 
 def test_unwritable_dir_raises_oserror(tmp_path, monkeypatch):
@@ -114,3 +114,24 @@ def test_linux_data_dir_is_the_one_platformdirs_gives(monkeypatch, xdg):
     else:
         monkeypatch.setenv("XDG_DATA_HOME", xdg)
     assert progress.data_dir() == platformdirs.user_data_dir("accelgui", appauthor=False)
+
+
+def test_a_symlinked_progress_file_stays_a_link(data_dir, tmp_path):
+    elsewhere = tmp_path / "synced" / "progress.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text('{"version": 1, "done": {"a.b": null}}')
+    data_dir.mkdir(parents=True)
+    (data_dir / "progress.json").symlink_to(elsewhere)
+    assert progress.mark_done("gpu.setup-check") is True
+    assert (data_dir / "progress.json").is_symlink()
+    assert set(json.loads(elsewhere.read_text())["done"]) == {"a.b", "gpu.setup-check"}
+
+
+def test_twenty_parallel_writers_keep_all_twenty(data_dir):
+    import subprocess
+
+    code = "import sys; from accelgui import progress; progress.mark_done(sys.argv[1])"
+    procs = [subprocess.Popen([sys.executable, "-c", code, f"route.step-{i}"])
+             for i in range(20)]
+    assert [p.wait(60) for p in procs] == [0] * 20
+    assert progress.load_done() == {f"route.step-{i}" for i in range(20)}

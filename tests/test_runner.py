@@ -21,23 +21,24 @@ def _raises(ctx):
 
 
 # A probe that hangs until the test lets it go (or 30 s pass): while it is held, a runner
-# that returned did so without waiting for it.
-_release = threading.Event()
-_hang_finished = threading.Event()
+# that returned did so without waiting for it. Each test has its own pair of events, so a
+# thread left hanging by one test, released at its teardown, cannot touch the next test's.
+class _Hang:
+    def __init__(self):
+        self.release = threading.Event()
+        self.finished = threading.Event()
+
+    def __call__(self, ctx):
+        self.release.wait(30)
+        self.finished.set()
+        return {}
 
 
-def _hangs(ctx):
-    _release.wait(30)
-    _hang_finished.set()
-    return {}
-
-
-@pytest.fixture(autouse=True)
-def _hanging_probes_are_released():
-    _release.clear()
-    _hang_finished.clear()
-    yield
-    _release.set()
+@pytest.fixture
+def hang():
+    h = _Hang()
+    yield h
+    h.release.set()
 
 
 def _garbage(ctx):
@@ -77,12 +78,12 @@ def test_one_failing_probe_never_stops_the_report(monkeypatch):
     assert status["absent"].status == "absent" and status["absent"].error == "no such hardware"
 
 
-def test_a_hanging_probe_times_out_and_the_run_stays_bounded(monkeypatch):
-    probes = [_probe("good", _ok, monkeypatch), _probe("hang", _hangs, monkeypatch)]
+def test_a_hanging_probe_times_out_and_the_run_stays_bounded(monkeypatch, hang):
+    probes = [_probe("good", _ok, monkeypatch), _probe("hang", hang, monkeypatch)]
     report = run_probes(ProbeContext(), timeout_s=0.5, probes=probes)
     # the hanging probe is still hanging: the runner did not wait for it (no wall-clock
     # bound here; a runner that waited would see the probe finish and report it "ok")
-    assert not _hang_finished.is_set(), "the runner waited for a hanging probe"
+    assert not hang.finished.is_set(), "the runner waited for a hanging probe"
     status = {p.name: p for p in report.probes}
     assert status["hang"].status == "timeout"
     assert "0.5" in status["hang"].error
@@ -90,13 +91,13 @@ def test_a_hanging_probe_times_out_and_the_run_stays_bounded(monkeypatch):
     assert report.cpu.model_name == "Test CPU"
 
 
-def test_a_probe_with_its_own_timeout(monkeypatch):
-    probes = [_probe("hang", _hangs, monkeypatch, timeout_s=0.2)]
+def test_a_probe_with_its_own_timeout(monkeypatch, hang):
+    probes = [_probe("hang", hang, monkeypatch, timeout_s=0.2)]
     report = run_probes(ProbeContext(), timeout_s=10.0, probes=probes)
     assert report.probes[0].status == "timeout"
     # its own 0.2 s limit applied, not the run's 10 s
     assert report.probes[0].error == "no answer within 0.2 s"
-    assert not _hang_finished.is_set()
+    assert not hang.finished.is_set()
 
 
 def test_a_probe_whose_module_fails_to_import_is_an_error(monkeypatch):

@@ -527,7 +527,7 @@ def blocking_texts(route, lang: str = "en") -> list[str]:
 
 
 def probe_counts(report) -> dict:
-    counts = {"ok": 0, "absent": 0, "error": 0, "timeout": 0}
+    counts = {"ok": 0, "partial": 0, "absent": 0, "error": 0, "timeout": 0}
     for p in report.probes:
         counts[p.status] = counts.get(p.status, 0) + 1
     return counts

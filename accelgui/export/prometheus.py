@@ -15,7 +15,7 @@ import math
 from accelgui.export import common as C
 
 ROUTE_STATUSES = ("ready", "partial", "remote", "unavailable")
-PROBE_STATUSES = ("ok", "absent", "error", "timeout")
+PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 
 
 def escape_label(value) -> str:

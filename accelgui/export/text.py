@@ -201,4 +201,9 @@ def render(report, lang: str = "en") -> str:
         for pr in report.probes:
             if pr.status in ("error", "timeout"):
                 out.append(f"  {C.word(pr.status, lang)} {C.clean(pr.name)}: {C.clean(pr.error)}")
+            for w in getattr(pr, "warnings", None) or []:      # inputs the probe could not use
+                if isinstance(w, dict):
+                    from accelgui.l10n import field_text
+
+                    out.append(f"  {C.clean(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
     return "\n".join(out) + "\n"

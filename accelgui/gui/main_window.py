@@ -456,7 +456,7 @@ class MainWindow(QMainWindow):
             parts.append(self.probe_error and self.tr("probing failed") or self.tr("no report yet"))
         else:
             n = len(report.probes)
-            ok = sum(1 for p in report.probes if p.status in ("ok", "absent"))
+            ok = sum(1 for p in report.probes if p.status in ("ok", "partial", "absent"))
             parts.append(self.tr("probes {ok}/{n} ok").format(ok=ok, n=n))
             if self.busy == "advising" and self.showing_live:
                 parts.append(self.tr("assessing routes…"))

@@ -44,7 +44,8 @@ READINESS_COLOURS = {
     "no-access": "#b7791f",
     "unknown": "#6b6b6b",
 }
-PROBE_COLOURS = {"ok": "#2e7d32", "absent": "#6b6b6b", "error": "#c0392b", "timeout": "#c0392b"}
+PROBE_COLOURS = {"ok": "#2e7d32", "partial": "#b7791f", "absent": "#6b6b6b", "error": "#c0392b",
+                 "timeout": "#c0392b"}
 
 
 def status_text(status: str) -> str:
@@ -73,7 +74,7 @@ def _translated(names: tuple) -> dict:
 
 
 def probe_status_text(status: str) -> str:
-    return _translated(("ok", "absent", "error", "timeout")).get(status, status)
+    return _translated(("ok", "partial", "absent", "error", "timeout")).get(status, status)
 
 
 def kind_text(kind: str) -> str:

@@ -130,7 +130,7 @@ class HardwareView(QWidget):
         if report is None:
             self.summary.setText(state.error or self.tr("Probing this machine…"))
             return
-        ok = sum(1 for p in report.probes if p.status in ("ok", "absent"))
+        ok = sum(1 for p in report.probes if p.status in ("ok", "partial", "absent"))
         self.summary.setText(self.tr("{ok} of {n} probes answered · report created {when}").format(
             ok=ok, n=len(report.probes), when=(report.created or "?").replace("T", " ")[:19]))
         self._add_probes(report)
