@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHeaderView,
-                               QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
+from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette, QWheelEvent
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QComboBox, QFrame,
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from accelgui.l10n import render as render_message
@@ -85,8 +85,21 @@ def page_plot_class(pg):
             def wheelEvent(self, ev):
                 if self.zoom_mode:
                     super().wheelEvent(ev)
-                else:
-                    ev.ignore()        # the scroll area above gets it and scrolls the page
+                    return
+                # to the scrolling page around the plot (Qt does not hand an ignored wheel
+                # event on from a graphics view's viewport to the scroll area above it)
+                area = self.parentWidget()
+                while area is not None and not isinstance(area, QAbstractScrollArea):
+                    area = area.parentWidget()
+                if area is None:
+                    ev.ignore()
+                    return
+                port = area.viewport()
+                pos = QPointF(port.mapFromGlobal(ev.globalPosition().toPoint()))
+                QApplication.sendEvent(port, QWheelEvent(
+                    pos, ev.globalPosition(), ev.pixelDelta(), ev.angleDelta(), ev.buttons(),
+                    ev.modifiers(), ev.phase(), ev.inverted()))
+                ev.accept()
 
         PagePlot.zoom_x = PagePlot.zoom_y = True
         _PLOT_CLASS = PagePlot
