@@ -16,8 +16,9 @@ import math
 from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette, QWheelEvent
 from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QComboBox, QFrame,
-                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+                               QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from accelgui.l10n import render as render_message
 from accelgui.l10n import tr as l10n_tr
