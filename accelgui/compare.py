@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from accelgui import benchmarks
 from accelgui.export import common as C
 from accelgui.report import Report, device_text, load_report
 
@@ -125,8 +126,9 @@ def compare(a: Report, b: Report, lang: str = "en") -> list[dict]:
     for p in sorted(pa_ - pb_):
         changes.append(_change("software", f"provider {p}", p, None))
 
-    ba = dict(C.numeric_leaves(da.get("benchmarks") or {}))
-    bb = dict(C.numeric_leaves(db.get("benchmarks") or {}))
+    # through the benchmark reader: an older report's figures compare under today's names
+    ba, bb = ({k: v for k, v in C.numeric_leaves(benchmarks.read(d) or {})
+               if not k.startswith(("spread.", "contract"))} for d in (da, db))
     for k in list(ba) + [k for k in bb if k not in ba]:
         if ba.get(k) != bb.get(k):
             changes.append(_change("benchmarks", k, ba.get(k), bb.get(k), key=k.rsplit(".", 1)[-1]))

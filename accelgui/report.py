@@ -171,6 +171,12 @@ class Report(Record):
             raise ReportError(
                 f"report schema version {version or 'missing'} is not supported "
                 f"(this accelgui reads {SCHEMA_VERSION.split('.')[0]}.x)")
+        from accelgui.benchmarks import BenchmarkError, check
+
+        try:  # the benchmark contract (report.schema.json $defs/bench), older shapes upgraded
+            check(data.get("benchmarks"))
+        except BenchmarkError as exc:
+            raise ReportError(f"benchmark section off the contract: {exc}") from exc
         try:
             return cls(
                 schema_version=version,

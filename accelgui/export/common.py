@@ -535,45 +535,6 @@ def probe_counts(report) -> dict:
 
 # --------------------------------------------------------------------------- benchmarks
 
-def gpu_entries(benchmarks) -> list[dict]:
-    """The per-device GPU benchmark dicts, whatever the container shape:
-    {"devices": [...]}, {"0": {...}, "1": {...}} or a list."""
-    if not isinstance(benchmarks, dict):
-        return []
-    gpu = benchmarks.get("gpu")
-    items: list = []
-    if isinstance(gpu, list):
-        items = gpu
-    elif isinstance(gpu, dict):
-        if isinstance(gpu.get("devices"), list):
-            items = gpu["devices"]
-        else:
-            items = [dict(v, index=v.get("index", k)) for k, v in gpu.items()
-                     if isinstance(v, dict) and str(k).isdigit()]
-    out = []
-    for pos, item in enumerate(items):
-        if isinstance(item, dict):
-            entry = dict(item)
-            entry.setdefault("index", pos)
-            out.append(entry)
-    return out
-
-
-def gpu_value(entry: dict, *names):
-    for n in names:
-        v = entry.get(n)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return v
-    return None
-
-
-# The figures the benchmark child writes per GPU (probes/kernels/gpu_kernels.py); it has no
-# theoretical FP32 figure, so the FP32 bar stands alone.
-GPU_TRIAD = ("triad_gbps",)
-GPU_FP32 = ("fp32_gflops",)
-GPU_PEAK_BW = ("memory_peak_gbps",)
-
-
 def dig(obj, *path):
     for p in path:
         if not isinstance(obj, dict):
@@ -606,150 +567,6 @@ def numeric_leaves(obj, prefix: str = "") -> list[tuple[str, float]]:
             out.extend(numeric_leaves(sub, f"{prefix}[{key}]"))
     elif num(obj) is not None:
         out.append((prefix, obj))
-    return out
-
-
-def theory_finder(benchmarks):
-    """theory(key) -> (value, path): the theoretical figure for ``key`` in
-    ``benchmarks.cpu.theoretical``, where the benchmark child writes them, or (None, None)."""
-    cpu = benchmarks.get("cpu") if isinstance(benchmarks.get("cpu"), dict) else {}
-    table = cpu.get("theoretical") if isinstance(cpu.get("theoretical"), dict) else {}
-
-    def theory(key: str):
-        value = table.get(key)
-        return (value, f"cpu.theoretical.{key}") if num(value) is not None else (None, None)
-    return theory
-
-
-def _unit_header(key: str) -> str:
-    for suffix, unit in (("_gbps", "GB/s"), ("_gflops", "GFLOP/s"), ("_bytes", "bytes"), ("_ns", "ns"),
-                         ("_ms", "ms"), ("_s", "s"), ("_mhz", "MHz")):
-        if key.endswith(suffix):
-            return f"{key[: -len(suffix)].replace('_', ' ')} ({unit})"
-    return key.replace("_", " ")
-
-
-def benchmark_rows(benchmarks, lang: str = "en") -> list[list[str]]:
-    """[group, figure, measured, theoretical, efficiency] rows for everything but the GPUs:
-    STREAM, FMA, latency, roofline, then every other numeric figure generically."""
-    rows: list[list[str]] = []
-    if not isinstance(benchmarks, dict):
-        return rows
-    cpu = benchmarks.get("cpu") if isinstance(benchmarks.get("cpu"), dict) else {}
-    theory = theory_finder(benchmarks)
-    shown: set[str] = set()
-
-    def add(group, fig, key, value, path, theo=(None, None)):
-        if value is None:
-            return
-        t_val, t_path = theo
-        eff = f"{value / t_val * 100:.0f} %" if t_val else ""
-        rows.append([group, fig, fmt_value(key, value, lang),
-                     fmt_value(key, t_val, lang) if t_val is not None else "", eff])
-        shown.add(path)
-        if t_path:
-            shown.add(t_path)
-
-    stream = cpu.get("stream") if isinstance(cpu.get("stream"), dict) else {}
-    st = stream.get("single_thread") if isinstance(stream.get("single_thread"), dict) else {}
-    threads = stream.get("threads")
-    for kern in ("copy", "scale", "add", "triad"):
-        k = f"{kern}_gbps"
-        add("STREAM", f"{kern} ({label('one_thread', lang)})", k, num(st.get(k)),
-            f"cpu.stream.single_thread.{k}", theory(k))
-        all_t = label("all_threads", lang) + (f" = {threads}" if threads else "")
-        add("STREAM", f"{kern} ({all_t})", k, num(stream.get(k)), f"cpu.stream.{k}",
-            theory(k))
-    fma = cpu.get("fma") if isinstance(cpu.get("fma"), dict) else {}
-    for prec in ("fp64", "fp32"):
-        for suffix, tl in (("1t", label("one_thread", lang)), ("mt", label("all_threads", lang))):
-            k = f"{prec}_gflops_{suffix}"
-            add("FMA", f"{prec.upper()} ({tl})", k, num(fma.get(k)), f"cpu.fma.{k}",
-                theory(k))
-    lat = cpu.get("latency_ns") if isinstance(cpu.get("latency_ns"), dict) else {}
-    for lvl, v in lat.items():
-        add("latency", clean(lvl).upper(), "x_ns", num(v), f"cpu.latency_ns.{lvl}")
-    roof = benchmarks.get("roofline") if isinstance(benchmarks.get("roofline"), dict) else {}
-    for k in ("peak_gflops", "peak_gbps", "ridge_flops_per_byte"):
-        add(label("roofline", lang), k, k, num(roof.get(k)), f"roofline.{k}")
-    # everything else, generically (gemm, environment numbers, fields added later...)
-    for path, v in numeric_leaves(benchmarks):
-        if path in shown or path.startswith("gpu") or "cache_sweep[" in path:
-            continue
-        parts = path.split(".")
-        if len(parts) == 1:
-            group, fig = "run", parts[0]
-        else:
-            group = ".".join(parts[:2]) if len(parts) > 2 else parts[0]
-            fig = ".".join(parts[2:]) if len(parts) > 2 else parts[1]
-        add(clean(group), clean(fig), parts[-1], v, path)
-    sweep = cpu.get("cache_sweep")
-    if isinstance(sweep, list) and sweep:
-        pts = [p for p in sweep if isinstance(p, dict) and num(p.get("gbps")) is not None]
-        if pts:
-            best = max(pts, key=lambda p: p["gbps"])
-            rows.append(["cache sweep", f"{len(pts)} points, peak",
-                         f"{fmt_gbps(best['gbps'])} @ {fmt_bytes(best.get('bytes'), lang)}", "", ""])
-    return rows
-
-
-def gpu_rows(benchmarks, lang: str = "en") -> tuple[list[str], list[list[str]], str | None]:
-    """(headers, rows, note): one row per benchmarked GPU, a column per numeric figure."""
-    entries = gpu_entries(benchmarks)
-    note = None
-    gpu = benchmarks.get("gpu") if isinstance(benchmarks, dict) else None
-    if isinstance(gpu, dict):
-        why = next((gpu.get(k) for k in ("skipped", "reason", "error") if isinstance(gpu.get(k), str)), None)
-        note = clean(why) if why else None
-    keys: list[str] = []
-    preferred = list(GPU_TRIAD + GPU_PEAK_BW + GPU_FP32) + ["h2d_gbps", "d2h_gbps"]
-    for e in entries:
-        for k, v in e.items():
-            if num(v) is not None and k != "index" and k not in keys:
-                keys.append(k)
-    keys.sort(key=lambda k: preferred.index(k) if k in preferred else len(preferred))
-    headers = ["#", label("name", lang)] + [_unit_header(clean(k)) for k in keys]
-    rows = []
-    for e in entries:
-        row = [clean(e.get("index")), clean(e.get("name"))]
-        for k in keys:
-            row.append(fmt_num(e[k]) if num(e.get(k)) is not None else "")
-        rows.append(row)
-    return headers, rows, note
-
-
-def theoretical_pairs(benchmarks, lang: str = "en") -> list[tuple[str, float, float | None, str]]:
-    """(label, measured, theoretical or None, unit) for the measured-vs-theoretical chart.
-
-    Theoretical CPU figures come from ``benchmarks.cpu.theoretical``; for GPUs the memory
-    peak from NVML (``memory_peak_gbps``)."""
-    out: list = []
-    if not isinstance(benchmarks, dict):
-        return out
-    cpu = benchmarks.get("cpu") if isinstance(benchmarks.get("cpu"), dict) else {}
-    theory = theory_finder(benchmarks)
-    stream = cpu.get("stream") if isinstance(cpu.get("stream"), dict) else {}
-    st = stream.get("single_thread") if isinstance(stream.get("single_thread"), dict) else {}
-    if num(st.get("triad_gbps")) is not None:
-        out.append((f"CPU triad, {label('one_thread', lang)}", st["triad_gbps"],
-                    theory("triad_gbps")[0], "GB/s"))
-    if num(stream.get("triad_gbps")) is not None:
-        out.append((f"CPU triad, {label('all_threads', lang)}", stream["triad_gbps"],
-                    theory("triad_gbps")[0], "GB/s"))
-    fma = cpu.get("fma") if isinstance(cpu.get("fma"), dict) else {}
-    for prec in ("fp64", "fp32"):
-        for suffix, tl in (("1t", label("one_thread", lang)), ("mt", label("all_threads", lang))):
-            k = f"{prec}_gflops_{suffix}"
-            if num(fma.get(k)) is not None:
-                out.append((f"CPU {prec.upper()} FMA, {tl}", fma[k], theory(k)[0], "GFLOP/s"))
-    for entry in gpu_entries(benchmarks):
-        name = f"GPU {clean(entry.get('index'))}"
-        bw = gpu_value(entry, *GPU_TRIAD)
-        if bw is not None:
-            out.append((f"{name} triad", bw, gpu_value(entry, *GPU_PEAK_BW), "GB/s"))
-        fl = gpu_value(entry, *GPU_FP32)
-        if fl is not None:
-            out.append((f"{name} FP32 FMA", fl, None, "GFLOP/s"))
     return out
 
 
@@ -986,17 +803,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
                           [[clean(x)] for x in sw.providers or []],
                           note=None if sw.providers else L("none"), level=3))
 
-    b = report.benchmarks
-    if isinstance(b, dict) and b:
-        note = None
-        if b.get("error"):
-            note = f"{L('bench_error')}: {clean(b.get('error'))}"
-        sections.append(Table("benchmarks", L("benchmarks"),
-                              [L("group"), L("figure"), L("measured"), L("theoretical"), "%"],
-                              benchmark_rows(b, lang), note=note))
-        gh, gr, gnote = gpu_rows(b, lang)
-        if gr or gnote:
-            sections.append(Table("benchmarks_gpu", "GPU", gh if gr else None, gr, note=gnote, level=3))
+    sections.extend(benchmark_sections(report, lang))   # accelgui/export/benchmarks.py
 
     if report.routes:
         rrows, rstat = [], []
@@ -1025,3 +832,25 @@ def build_sections(report, lang: str = "en") -> list[Table]:
                           prow, note=L("probes_summary", **counts) if prow else None,
                           status_col=1, status_keys=pstat))
     return sections
+
+
+
+# The benchmark section lives in its own module (it reads through accelgui.benchmarks); its
+# helpers keep their names here for the other exporters (looked up on first use: that module
+# imports this one).
+_BENCHMARK_NAMES = ("GPU_FP32", "GPU_PEAK_BW", "GPU_TRIAD", "gpu_entries", "gpu_value",
+                    "theoretical_pairs", "theory_finder")
+
+
+def __getattr__(name):
+    if name in _BENCHMARK_NAMES:
+        from accelgui.export import benchmarks
+
+        return getattr(benchmarks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def benchmark_sections(report, lang: str = "en") -> list:
+    from accelgui.export import benchmarks
+
+    return benchmarks.sections(report, lang)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from accelgui.export import benchmarks as EB
 from accelgui.export import common as C
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -292,8 +293,8 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
 
 def charts(report, lang: str = "en") -> list[tuple[str, str]]:
     """(caption, svg) for every chart the report's benchmarks allow."""
-    b = report.benchmarks
-    if not isinstance(b, dict) or not b:
+    b = EB.section(report)
+    if not b:
         return []
     out = []
     pairs = C.theoretical_pairs(b, lang)
@@ -369,6 +370,8 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
             for caption, name, width, height in images:
                 out.append(f"<p><b>{E(caption)}</b></p><p><img src=\"{E(name)}\" width=\"{int(width)}\" "
                            f"height=\"{int(height)}\"></p>")
+    if not qt:   # every raw benchmark figure, in an appendix (not on paper)
+        out.extend(table_html(t, lang, qt) for t in EB.appendix_sections(report, lang))
     out.append(f"<footer>{E(L('generated_by', v=C.clean(report.accelgui_version)))}</footer>")
     return "\n".join(out)
 

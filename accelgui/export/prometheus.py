@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from accelgui import benchmarks as B
+from accelgui.export import benchmarks as EB
 from accelgui.export import common as C
 
 ROUTE_STATUSES = ("ready", "partial", "remote", "unavailable")
@@ -116,7 +118,14 @@ def render(report, lang: str = "en") -> str:
               1 if d.readiness == "ready" else 0, **ident)
         m.add("accelgui_device_memory_bytes", "Device memory", C.device_memory(d), **ident)
 
-    b = report.benchmarks if isinstance(report.benchmarks, dict) else {}
+    b = EB.section(report)   # the reader of the benchmark contract (older shapes upgraded)
+    m.add("accelgui_benchmark_notices", "Notices about the benchmark run (disturbed, noisy, throttled)",
+          len(EB.notice_texts(report)) if b else None)
+    for row in B.headline(b) if b else []:
+        for stat in ("min", "median", "max"):
+            m.add("accelgui_benchmark_headline_value", "Headline benchmark figure over its repeats "
+                  "(unit label: GB/s, GFLOP/s or ns)", row["spread"].get(stat), figure=row["key"],
+                  unit=row["unit"], stat=stat)
     cpu = b.get("cpu") if isinstance(b.get("cpu"), dict) else {}
     stream = cpu.get("stream") if isinstance(cpu.get("stream"), dict) else {}
     st = stream.get("single_thread") if isinstance(stream.get("single_thread"), dict) else {}

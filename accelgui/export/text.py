@@ -6,6 +6,7 @@ terminal escape sequences, bell characters or bidi overrides prints as plain tex
 
 from __future__ import annotations
 
+from accelgui.export import benchmarks as EB
 from accelgui.export import common as C
 
 
@@ -112,48 +113,7 @@ def render(report, lang: str = "en") -> str:
     b = report.benchmarks
     if isinstance(b, dict) and b:
         out.append(head("benchmarks"))
-        if b.get("error"):
-            out.append(f"  {L('bench_error')}: {C.clean(b.get('error'))}")
-        cpu = b.get("cpu") if isinstance(b.get("cpu"), dict) else {}
-        stream = cpu.get("stream") if isinstance(cpu.get("stream"), dict) else {}
-        st = stream.get("single_thread") if isinstance(stream.get("single_thread"), dict) else {}
-        if C.num(stream.get("triad_gbps")) is not None or C.num(st.get("triad_gbps")) is not None:
-            out.append("  STREAM triad: " + _join([
-                f"{C.fmt_gbps(st.get('triad_gbps'), lang)} ({L('one_thread')})"
-                if C.num(st.get("triad_gbps")) is not None else "",
-                f"{C.fmt_gbps(stream.get('triad_gbps'), lang)} ({L('all_threads')}"
-                + (f" = {stream.get('threads')}" if stream.get("threads") else "") + ")"
-                if C.num(stream.get("triad_gbps")) is not None else ""], ", "))
-        fma = cpu.get("fma") if isinstance(cpu.get("fma"), dict) else {}
-        for prec in ("fp64", "fp32"):
-            one, many = C.num(fma.get(f"{prec}_gflops_1t")), C.num(fma.get(f"{prec}_gflops_mt"))
-            if one is not None or many is not None:
-                out.append(f"  {prec.upper()} FMA: " + _join([
-                    f"{C.fmt_gflops(one, lang)} ({L('one_thread')})" if one is not None else "",
-                    f"{C.fmt_gflops(many, lang)} ({L('all_threads')})" if many is not None else ""], ", "))
-        lat = cpu.get("latency_ns") if isinstance(cpu.get("latency_ns"), dict) else {}
-        if lat:
-            out.append("  latency: " + ", ".join(f"{C.clean(k).upper()} {C.fmt_num(v)} ns"
-                                                 for k, v in lat.items() if C.num(v) is not None))
-        for e in C.gpu_entries(b):
-            tri, fl = C.gpu_value(e, *C.GPU_TRIAD), C.gpu_value(e, *C.GPU_FP32)
-            h2d, d2h = C.gpu_value(e, "h2d_gbps"), C.gpu_value(e, "d2h_gbps")
-            figs = _join([f"triad {C.fmt_gbps(tri)}" if tri is not None else "",
-                          f"FP32 {C.fmt_gflops(fl)}" if fl is not None else "",
-                          f"H2D {C.fmt_gbps(h2d)}" if h2d is not None else "",
-                          f"D2H {C.fmt_gbps(d2h)}" if d2h is not None else "",
-                          C.clean(e.get("skipped") or e.get("error") or e.get("reason"))], ", ")
-            out.append(f"  GPU {C.clean(e.get('index'))} {C.clean(e.get('name'))}: {figs}")
-        gpu = b.get("gpu")
-        if isinstance(gpu, dict) and not C.gpu_entries(b):
-            why = gpu.get("skipped") or gpu.get("reason") or gpu.get("error")
-            if why:
-                out.append(f"  GPU: {C.clean(why)}")
-        roof = b.get("roofline") if isinstance(b.get("roofline"), dict) else {}
-        if C.num(roof.get("ridge_flops_per_byte")) is not None:
-            out.append(f"  {L('roofline')}: {C.fmt_gflops(roof.get('peak_gflops'), lang)}, "
-                       f"{C.fmt_gbps(roof.get('peak_gbps'), lang)}, ridge "
-                       f"{C.fmt_num(roof.get('ridge_flops_per_byte'))} FLOP/byte")
+        out.extend(EB.text_lines(report, lang))   # headline figures and notices
 
     # routes: one verdict line each, the first reason, and the top next steps
     if report.routes:

@@ -136,7 +136,21 @@ def setup_environment() -> dict:
     return info
 
 
-def memory_cap(ctx, requested: int | None) -> tuple[int, str, int | None]:
+def _rlimit_as() -> int | None:
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def memory_cap(ctx, requested: int | None, rlimit_as: int | None = None
+               ) -> tuple[int, str, int | None, dict]:
+    """(cap bytes, why, available bytes, limits): a quarter of the smallest headroom of
+    MemAvailable, this process's cgroup (memory.max / memory.limit_in_bytes minus usage, every
+    ancestor included) and RLIMIT_AS (minus what the process has mapped already)."""
     from accelgui.probes.kernels import peaks
 
     avail = peaks.available_memory_bytes(ctx)
@@ -147,11 +161,22 @@ def memory_cap(ctx, requested: int | None) -> tuple[int, str, int | None]:
             avail = int(psutil.virtual_memory().available)
         except Exception:  # noqa: BLE001
             avail = None
-    quarter = avail // 4 if avail else 1 * GIB
-    src = "25% of available memory" if avail else "1 GiB (available memory unknown)"
+    cg = peaks.cgroup_memory(ctx)
+    address = peaks.address_space_headroom(ctx, rlimit_as)
+    limits = {"meminfo_available_bytes": avail, "cgroup_limit_bytes": cg["limit_bytes"],
+              "cgroup_available_bytes": cg["available_bytes"], "rlimit_as_bytes": rlimit_as,
+              "rlimit_as_available_bytes": address}
+    bounds = [(v, why) for v, why in ((avail, "available memory"),
+                                      (cg["available_bytes"], f"the cgroup {cg['version']} memory limit"),
+                                      (address, "RLIMIT_AS")) if v is not None]
+    if bounds:
+        least, why = min(bounds, key=lambda b: b[0])
+        quarter, src = max(least // 4, 64 * 1024), f"25% of what {why} leaves"
+    else:
+        quarter, src = 1 * GIB, "1 GiB (available memory unknown)"
     if requested is not None and requested < quarter:
-        return max(int(requested), 64 * 1024), "--mem-cap-bytes", avail
-    return quarter, src, avail
+        return max(int(requested), 64 * 1024), "--mem-cap-bytes", avail, limits
+    return quarter, src, avail, limits
 
 
 # ------------------------------------------------------------------ helpers
@@ -222,13 +247,26 @@ def timed(fn, *args) -> float:
     return time.perf_counter() - t
 
 
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
+
+
 def summarize(times: list[float], work: float) -> dict:
-    """best / median rate and the spread of a list of timings (rate = work / time)."""
+    """best / median / slowest rate and the spread of a list of timings (rate = work / time)."""
     ts = sorted(times)
-    med = ts[len(ts) // 2] if len(ts) % 2 else 0.5 * (ts[len(ts) // 2 - 1] + ts[len(ts) // 2])
+    med = _median(ts)
     best = work / ts[0] if ts[0] > 0 else None
     return {"best": best, "median": work / med if med > 0 else None,
+            "worst": work / ts[-1] if ts[-1] > 0 else None, "n": len(ts),
             "spread": (ts[-1] - ts[0]) / med if med > 0 else None}
+
+
+def spread_entry(low, median, high, n: int) -> dict:
+    """One ``benchmarks.spread`` entry (report.schema.json ``bench_spread``), in the figure's unit."""
+    rel = (high - low) / median if None not in (low, high, median) and median else None
+    return {"min": _r(low, 3), "median": _r(median, 3), "max": _r(high, 3), "n": int(n),
+            "rel": _r(rel, 4)}
 
 
 # ------------------------------------------------------------------ the benchmark
@@ -250,10 +288,12 @@ class Bench:
         self.cores = min(self.threads, peaks.physical_cores(self.ctx, self.cpus))
         self.caches = peaks.cache_sizes(self.ctx, self.cpus)
         self.cpuinfo = peaks.cpuinfo(self.ctx)
-        self.cap, self.cap_source, self.avail = memory_cap(self.ctx, mem_cap_bytes)
+        self.cap, self.cap_source, self.avail, self.cap_limits = memory_cap(
+            self.ctx, mem_cap_bytes, _rlimit_as())
         self.numa_nodes = len([n for n in self.ctx.listdir("sys/devices/system/node")
                                if n.startswith("node") and n[4:].isdigit()]) or 1
         self.warnings: list[str] = []
+        self.spread: dict[str, dict] = {}   # dotted figure path -> repeat spread
         self.jit = Jit()
         self.result: dict = {}
 
@@ -325,6 +365,11 @@ class Bench:
         self._set_clock_used()
         self.proto.progress("clock", 1.0, f"clock {mhz_1t:.0f} MHz (measured)",
                             {"clock": self.clock_info})
+
+    def keep_spread(self, path: str, s: dict) -> None:
+        """Record the repeat spread of a rate figure from :func:`summarize`'s summary."""
+        if s.get("median"):
+            self.spread[path] = spread_entry(s["worst"], s["median"], s["best"], s["n"])
 
     def _set_clock_used(self):
         """Clock for the theoretical peak: cpufreq's maximum, else the measured one.
@@ -403,6 +448,7 @@ class Bench:
             for suffix, threads in (("1t", 1), ("mt", self.threads)):
                 g, s = self._fma_measure(self.nacc, dtype, threads)
                 out[f"{prec}_gflops_{suffix}"] = _r(g)
+                self.keep_spread(f"cpu.fma.{prec}_gflops_{suffix}", s)
                 spreads[f"{prec}_{suffix}"] = {"median_gflops": _r(s["median"]), "spread": _r(s["spread"], 4)}
                 done += 1
                 self.proto.progress("fma", done / steps, f"{prec} {suffix}: {g:.1f} GFLOP/s",
@@ -452,6 +498,7 @@ class Bench:
             out[f"{name}_gbps"] = _r(summ["best"])
             out.setdefault("median", {})[f"{name}_gbps"] = _r(summ["median"])
             out.setdefault("spread", {})[name] = _r(summ["spread"], 4)
+            out.setdefault("summary", {})[f"{name}_gbps"] = summ
         return out
 
     def stream(self):
@@ -487,6 +534,10 @@ class Bench:
             multi = self._stream_run(a, b, c, self.threads, f"{self.threads} threads", 0.5, 1.0)
             passes = 2 * self.cfg["ntimes"]
         check = self._stream_check(a, b, c, passes)
+        for key, summ in multi.pop("summary").items():
+            self.keep_spread(f"cpu.stream.{key}", summ)
+        for key, summ in single.pop("summary").items():
+            self.keep_spread(f"cpu.stream.single_thread.{key}", summ)
         out = {"threads": self.threads, "array_bytes": int(n * 8),
                "copy_gbps": multi["copy_gbps"], "scale_gbps": multi["scale_gbps"],
                "add_gbps": multi["add_gbps"], "triad_gbps": multi["triad_gbps"],
@@ -589,6 +640,7 @@ class Bench:
                 if name == "dram":
                     continue
             best_ns = math.inf
+            all_ns = []
             # two placements for cache-sized sets (some VM pages are slower), best of both
             for buf in (bufs if name != "dram" else bufs[:1]):
                 view = buf[: n_lines * stride]
@@ -597,9 +649,12 @@ class Bench:
                 t = timed(ck.chase, view, steps)
                 per = max(t / steps, 2e-10)
                 steps = max(1000, int(self.cfg["lat_s"] / per))
-                best = min(timed(ck.chase, view, steps) for _ in range(self.cfg["lat_reps"]))
-                best_ns = min(best_ns, best / steps * 1e9)
+                reps = [timed(ck.chase, view, steps) / steps * 1e9 for _ in range(self.cfg["lat_reps"])]
+                all_ns.extend(reps)
+                best_ns = min(best_ns, min(reps))
             out[name] = _r(best_ns, 2)
+            self.spread[f"cpu.latency_ns.{name}"] = spread_entry(
+                min(all_ns), _median(all_ns), max(all_ns), len(all_ns))
             sizes[name] = int(n_lines * 64)
             self.proto.progress("latency", (k + 1) / len(levels), f"{name}: {out[name]} ns",
                                 {"latency_ns": dict(out)})
@@ -619,8 +674,10 @@ class Bench:
             y = rng.random((n, n)).astype(dt)
             z = np.empty((n, n), dt)
             np.dot(x, y, out=z)  # warm-up: BLAS threads start, pages touched
-            best = min(timed(np.dot, x, y, z) for _ in range(self.cfg["gemm_reps"]))
-            out[f"{name}_gflops"] = _r(2.0 * n ** 3 / best / 1e9)
+            summ = summarize([timed(np.dot, x, y, z) for _ in range(self.cfg["gemm_reps"])],
+                             2.0 * n ** 3 / 1e9)
+            out[f"{name}_gflops"] = _r(summ["best"])
+            self.keep_spread(f"cpu.gemm.{name}_gflops", summ)
             self.proto.progress("gemm", (k + 1) / 2, f"{name}: {out[name + '_gflops']} GFLOP/s",
                                 {"gemm": dict(out)})
         out["blas"] = blas_info()
@@ -655,7 +712,9 @@ class Bench:
             one, mt = fma.get(f"{prec}_gflops_1t") or 0, fma.get(f"{prec}_gflops_mt") or 0
             if mt < 0.85 * one * self.cores:
                 self.proto.progress("recheck", 0.0, f"{prec} FMA on all threads again")
-                g, _ = self._fma_measure(self.nacc, dtype, self.threads)
+                g, s = self._fma_measure(self.nacc, dtype, self.threads)
+                if g > mt:
+                    self.keep_spread(f"cpu.fma.{prec}_gflops_mt", s)
                 fma[f"{prec}_gflops_mt"] = _r(max(g, mt))
                 notes.append(f"{prec} FMA (all threads)")
         st = self.result["stream"]
@@ -666,6 +725,7 @@ class Bench:
             for key in ("copy_gbps", "scale_gbps", "add_gbps", "triad_gbps"):
                 if (again[key] or 0) > (st[key] or 0):
                     st[key] = again[key]
+                    self.keep_spread(f"cpu.stream.{key}", again["summary"][key])
                     st["median"][key] = again["median"][key]
                     st["spread"][key[:-5]] = again["spread"][key[:-5]]
             notes.append("STREAM (all threads)")
@@ -710,6 +770,10 @@ class Bench:
         self.recheck()
         self.stream_arrays = None  # give the memory back before the GPU stage
         gpu = self.gpu_stage()
+        for key, entry in gpu.items():   # each device's spreads into the one map
+            if isinstance(entry, dict):
+                for fig, s in (entry.pop("spread", None) or {}).items():
+                    self.spread[f"gpu.{key}.{fig}"] = s
         self.proto.progress("gpu", 1.0, "GPU: " + (gpu.get("skipped") or gpu.get("error") or "done"),
                             {"gpu": gpu})
         width = peaks.fma_width(self.ctx, self.cpuinfo)
@@ -737,13 +801,13 @@ class Bench:
         jit.update({"cache_dir": self.env_info.get("cache_dir"),
                     "import_s": _r(self.import_s, 3)})
         total = time.perf_counter() - _T0
-        bench = {"mode": self.mode, "cpu": cpu, "gpu": gpu, "roofline": roof,
+        bench = {"contract": 2, "mode": self.mode, "cpu": cpu, "gpu": gpu, "roofline": roof,
                  "environment": env, "jit": jit,
                  "memory_cap_bytes": int(self.cap), "memory_cap_source": self.cap_source,
-                 "memory_available_bytes": self.avail,
+                 "memory_available_bytes": self.avail, "memory_cap_limits": self.cap_limits,
                  "elapsed_s": _r(total, 3),
                  "measure_s": _r(time.perf_counter() - t_all - (jit["compile_s"] or 0) - self.import_s, 3),
-                 "warnings": self.warnings}
+                 "warnings": self.warnings, "spread": self.spread}
         return bench
 
     def environment(self) -> dict:

@@ -87,6 +87,19 @@ def _rate(amount: float, ms: float) -> float | None:
     return amount / (ms / 1e3) / 1e9 if ms and ms > 0 else None
 
 
+def _repeats(fn, amount: float, reps: int, nd: int = 1) -> tuple[float | None, dict | None]:
+    """(best rate, spread entry) of ``reps`` timed calls of ``fn`` moving ``amount`` units
+    (bytes or flops; rates in units of 1e9 per second)."""
+    rates = sorted(r for r in (_rate(amount, _event_ms(fn)) for _ in range(reps)) if r)
+    if not rates:
+        return None, None
+    k = len(rates)
+    med = rates[k // 2] if k % 2 else 0.5 * (rates[k // 2 - 1] + rates[k // 2])
+    spread = {"min": _r(rates[0], 3), "median": _r(med, 3), "max": _r(rates[-1], 3), "n": k,
+              "rel": _r((rates[-1] - rates[0]) / med, 4) if med else None}
+    return _r(rates[-1], nd), spread
+
+
 def _device(index: int):
     """(name, multiprocessors, compute capability, free bytes, total bytes, device)."""
     try:
@@ -146,6 +159,7 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
            "multiprocessors": sms, "memory_total_bytes": total}
     out.update(_nvml_info(dev))
     reps = 1 if tiny else max(3, int(round(10 * scale)))
+    spread = out["spread"] = {}
 
     # -- device-memory triad ---------------------------------------------------------
     if tiny:
@@ -162,13 +176,15 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
     init_kernel[blocks, tpb](a, b, c)
     triad_kernel[blocks, tpb](a, b, c, 3.0)  # compile + warm-up
     cuda.synchronize()
-    best = min(_event_ms(lambda: triad_kernel[blocks, tpb](a, b, c, 3.0)) for _ in range(reps))
-    out["triad_gbps"] = _r(_rate(3 * 8 * n, best), 1)
+    out["triad_gbps"], spread["triad_gbps"] = _repeats(
+        lambda: triad_kernel[blocks, tpb](a, b, c, 3.0), 3 * 8 * n, reps)
     out["triad_array_bytes"] = int(8 * n)
     host = a.copy_to_host()
     out["triad_check_ok"] = bool(np.allclose(host, 2.0 + 3.0 * 0.5))
     peak = out.get("memory_peak_gbps")
     out["triad_efficiency"] = _r(out["triad_gbps"] / peak, 3) if peak and out["triad_gbps"] else None
+    for key in [k for k, v in spread.items() if v is None]:
+        del spread[key]
     a = b = c = None  # free the device arrays now
     if on_progress:
         on_progress(0.4, f"GPU {index} triad {out['triad_gbps']} GB/s")
@@ -185,8 +201,8 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
         t = _event_ms(lambda: fma_kernel[fblocks, tpb](res, iters, m, cf))
         target_ms = 50.0 * max(scale, 0.2)
         iters = max(1024, int(iters * target_ms / max(t, 1e-3)))
-    best = min(_event_ms(lambda: fma_kernel[fblocks, tpb](res, iters, m, cf)) for _ in range(reps))
-    out["fp32_gflops"] = _r(_rate(2.0 * NACC * iters * nthreads, best), 1)
+    out["fp32_gflops"], spread["fp32_gflops"] = _repeats(
+        lambda: fma_kernel[fblocks, tpb](res, iters, m, cf), 2.0 * NACC * iters * nthreads, reps)
     out["fma_accumulators_per_thread"] = NACC
     out["fma_check_ok"] = bool(np.all(np.isfinite(res.copy_to_host())))
     res = None
@@ -202,10 +218,8 @@ def bench_device(index: int, scale: float = 1.0, on_progress=None, tiny: bool = 
     d = cuda.device_array(nbytes // 4, dtype=np.float32)
     d.copy_to_device(h)  # warm-up
     cuda.synchronize()
-    h2d = min(_event_ms(lambda: d.copy_to_device(h)) for _ in range(reps))
-    d2h = min(_event_ms(lambda: d.copy_to_host(h)) for _ in range(reps))
-    out["h2d_gbps"] = _r(_rate(nbytes, h2d), 1)
-    out["d2h_gbps"] = _r(_rate(nbytes, d2h), 1)
+    out["h2d_gbps"], spread["h2d_gbps"] = _repeats(lambda: d.copy_to_device(h), nbytes, reps)
+    out["d2h_gbps"], spread["d2h_gbps"] = _repeats(lambda: d.copy_to_host(h), nbytes, reps)
     out["transfer_bytes"] = int(nbytes)
     d = h = None
     if on_progress:

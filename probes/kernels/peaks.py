@@ -145,6 +145,73 @@ def available_memory_bytes(ctx: ProbeContext) -> int | None:
     return info.get("MemAvailable", info.get("MemFree"))
 
 
+# cgroup v1 writes "no limit" as the largest page-aligned signed 64-bit value (or near it)
+_CGROUP_UNLIMITED = 1 << 62
+
+
+def _cgroup_int(ctx: ProbeContext, rel: str) -> int | None:
+    line = ctx.read_line(rel)
+    if line is None or line == "max":
+        return None
+    try:
+        value = int(line)
+    except ValueError:
+        return None
+    return value if 0 <= value < _CGROUP_UNLIMITED else None
+
+
+def cgroup_memory(ctx: ProbeContext) -> dict:
+    """The memory limit of this process's cgroup and what it leaves free.
+
+    Reads ``proc/self/cgroup`` for the process's own cgroup path, then, from that cgroup up
+    to the root of the hierarchy (every ancestor's limit applies), cgroup v2
+    ``memory.max``/``memory.current`` under ``sys/fs/cgroup`` or cgroup v1
+    ``memory.limit_in_bytes``/``memory.usage_in_bytes`` under ``sys/fs/cgroup/memory``.
+    -> {"limit_bytes", "available_bytes", "version"}; None values where there is no limit.
+    """
+    out = {"limit_bytes": None, "available_bytes": None, "version": None}
+    text = ctx.read_text("proc/self/cgroup", limit=64 << 10) or ""
+    v2_path = v1_path = None
+    for line in text.splitlines():
+        parts = line.strip().split(":", 2)
+        if len(parts) != 3:
+            continue
+        if parts[0] == "0" and parts[1] == "":
+            v2_path = parts[2]
+        elif "memory" in parts[1].split(","):
+            v1_path = parts[2]
+    for version, path, base, limit_name, usage_name in (
+            ("v1", v1_path, "sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"),
+            ("v2", v2_path, "sys/fs/cgroup", "memory.max", "memory.current")):
+        if path is None or not path.startswith("/") or "\x00" in path:
+            continue
+        parts = [x for x in path.split("/") if x and x not in (".", "..")]
+        for depth in range(len(parts), -1, -1):
+            d = "/".join([base] + parts[:depth])
+            limit = _cgroup_int(ctx, f"{d}/{limit_name}")
+            if limit is None:
+                continue
+            usage = _cgroup_int(ctx, f"{d}/{usage_name}") or 0
+            free = max(0, limit - usage)
+            if out["available_bytes"] is None or free < out["available_bytes"]:
+                out.update(limit_bytes=limit, available_bytes=free, version=version)
+    return out
+
+
+def address_space_headroom(ctx: ProbeContext, rlimit_as: int | None) -> int | None:
+    """How much more address space RLIMIT_AS lets this process map (its soft limit minus the
+    VmSize it already has), or None when unlimited."""
+    if rlimit_as is None or rlimit_as < 0:
+        return None
+    size_kb = None
+    for line in (ctx.read_text("proc/self/status", limit=64 << 10) or "").splitlines():
+        if line.startswith("VmSize:"):
+            field = line.split()[1:2]
+            size_kb = int(field[0]) if field and field[0].isdigit() else None
+            break
+    return max(0, rlimit_as - (size_kb or 0) * 1024)
+
+
 # ---------------------------------------------------------------- microarchitecture
 
 def detect_uarch(ctx: ProbeContext, info: dict | None = None) -> tuple[str | None, str | None]:

@@ -1,19 +1,29 @@
 """Benchmarks: run quick or full, follow the progress, cancel; plots of what was measured.
 
-pyqtgraph is imported only when the first plot is drawn (it is not needed for the first
-paint of the window).
+Every figure comes through :mod:`accelgui.benchmarks` (the one reader of the benchmark
+contract): headline figures with their repeat spread, peak and class reference, and the notices
+of a disturbed or noisy run, shown in a banner with a re-run button.
+
+The plots live in a scrolling page: the wheel scrolls the page, zooming and panning need the
+plot's Zoom mode (a visible toggle with a Reset beside it), and the view never leaves the
+data's range (ViewBox limits). pyqtgraph is imported only when the first plot is drawn.
 """
 
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QHeaderView,
-                               QLabel, QProgressBar, QPushButton, QSizePolicy, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette, QWheelEvent
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QComboBox, QFrame,
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+                               QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
+from accelgui.l10n import render as render_message
+from accelgui.l10n import tr as l10n_tr
+
+from accelgui import benchmarks as B
 from accelgui.export.common import dig, num
 from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState,
                                        fmt_bytes, fmt_num, heading, muted, scroll_page)
@@ -54,13 +64,47 @@ def theoretical_peaks(bench: dict) -> dict:
 
 
 def gpu_results(bench: dict) -> list[dict]:
-    """Per-device GPU figures: {"0": {...}} (the child) or {"devices": [...]} (older reports)."""
-    gpu = bench.get("gpu")
-    if not isinstance(gpu, dict):
-        return []
-    if isinstance(gpu.get("devices"), list):
-        return [d for d in gpu["devices"] if isinstance(d, dict) and not d.get("error")]
-    return [v for k, v in sorted(gpu.items()) if k.isdigit() and isinstance(v, dict) and not v.get("error")]
+    """Per-device GPU figures of an upgraded section (accelgui.benchmarks), failed ones left out."""
+    return [e for e in B.gpu_devices(bench) if not e.get("error")]
+
+
+_PLOT_CLASS = None
+
+
+def page_plot_class(pg):
+    """A PlotWidget that behaves inside a scrolling page: the wheel goes to the page unless the
+    plot is in zoom mode; drag-to-pan likewise only in zoom mode (see :meth:`set_zoom_mode`)."""
+    global _PLOT_CLASS
+    if _PLOT_CLASS is None:
+        class PagePlot(pg.PlotWidget):
+            zoom_mode = False
+
+            def set_zoom_mode(self, on: bool) -> None:
+                self.zoom_mode = bool(on)
+                self.setMouseEnabled(x=self.zoom_mode and self.zoom_x, y=self.zoom_mode and self.zoom_y)
+
+            def wheelEvent(self, ev):
+                if self.zoom_mode:
+                    super().wheelEvent(ev)
+                    return
+                # to the scrolling page around the plot (Qt does not hand an ignored wheel
+                # event on from a graphics view's viewport to the scroll area above it)
+                area = self.parentWidget()
+                while area is not None and not isinstance(area, QAbstractScrollArea):
+                    area = area.parentWidget()
+                if area is None:
+                    ev.ignore()
+                    return
+                port = area.viewport()
+                pos = QPointF(port.mapFromGlobal(ev.globalPosition().toPoint()))
+                QApplication.sendEvent(port, QWheelEvent(
+                    pos, ev.globalPosition(), ev.pixelDelta(), ev.angleDelta(), ev.buttons(),
+                    ev.modifiers(), ev.phase(), ev.inverted()))
+                ev.accept()
+
+        PagePlot.zoom_x = PagePlot.zoom_y = True
+        _PLOT_CLASS = PagePlot
+    return _PLOT_CLASS
 
 
 def roofline_points(bench: dict) -> list[tuple[str, float | None, float]]:
@@ -113,7 +157,7 @@ def figures(bench: dict) -> list[tuple[str, str]]:
         else:
             rows.append((prefix, fmt_num(value)))
 
-    walk("", bench)
+    walk("", {k: v for k, v in bench.items() if k != "spread"})   # spreads: in the headline rows
     return rows
 
 
@@ -179,6 +223,23 @@ class BenchmarksView(QWidget):
         self.results_layout.setContentsMargins(0, 0, 0, 0)
         self.message = muted("")
         self.results_layout.addWidget(self.message)
+        # notices of a disturbed / noisy / throttled run, with a re-run action
+        self.banner = QFrame()
+        self.banner.setObjectName("benchNotices")
+        self.banner.setStyleSheet(
+            f"QFrame#benchNotices {{ border: 2px solid {READINESS_COLOURS['runtime-missing']};"
+            f" border-radius: 6px; padding: 6px; }}")
+        banner_row = QHBoxLayout(self.banner)
+        self.banner_text = QLabel("")
+        self.banner_text.setWordWrap(True)
+        self.banner_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.banner_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        banner_row.addWidget(self.banner_text, 1)
+        self.rerun_button = QPushButton()
+        self.rerun_button.clicked.connect(lambda: self.run_requested.emit(self.selected_mode()))
+        banner_row.addWidget(self.rerun_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.banner.hide()
+        self.results_layout.addWidget(self.banner)
         self.grid_box = QWidget()
         grid = QGridLayout(self.grid_box)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -202,11 +263,16 @@ class BenchmarksView(QWidget):
         self.grid_box.hide()
         self.results_layout.addStretch(1)
         self._plots: dict = {}          # persistent PlotWidgets, created once
+        self._frames: dict = {}         # each plot with its Zoom / Reset buttons
         self._table: QTableWidget | None = None
         body.addWidget(self.results, 1)
         body.addStretch(0)
         self.set_running(False)
         self.retranslate()
+
+    def _t(self, key: str, **params) -> str:
+        """Text of the bench catalogue (accelgui/l10n/*/bench.json) in the page's language."""
+        return l10n_tr(f"bench.ui.{key}", self.state.lang, **params)
 
     def selected_mode(self) -> str:
         return self.mode.currentData() or "quick"
@@ -227,6 +293,14 @@ class BenchmarksView(QWidget):
             label.setText(text)
         self._show_phase()
         self.render(self.state)
+
+    def _catalogue_texts(self) -> None:
+        """Texts from the bench catalogue, in the language of the rendered state."""
+        self.rerun_button.setText(self._t("rerun"))
+        for frame in self._frames.values():
+            frame.zoom.setText(self._t("zoom"))
+            frame.zoom.setToolTip(self._t("zoom_tip"))
+            frame.reset.setText(self._t("reset"))
 
     # -- run state, driven by the main window ------------------------------------------------
     def _set_stage(self, text: str) -> None:
@@ -262,6 +336,7 @@ class BenchmarksView(QWidget):
         if mode is not None and self.mode.findData(mode) >= 0:
             self.mode.setCurrentIndex(self.mode.findData(mode))
         self.run_button.setEnabled(not running)
+        self.rerun_button.setEnabled(not running)
         self.mode.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
@@ -297,9 +372,15 @@ class BenchmarksView(QWidget):
     def render(self, state: ViewState) -> None:
         old_bench = self.state.report.benchmarks if self.state.report is not None else None
         self.state = state
+        self._catalogue_texts()
         report = state.report
-        bench = report.benchmarks if report is not None else None
+        raw = report.benchmarks if report is not None else None
+        try:
+            bench = B.read(report) if report is not None else None
+        except B.BenchmarkError as exc:
+            bench = {"error": str(exc)}
         self.run_button.setEnabled(not self._running)
+        self._show_notices(report if isinstance(bench, dict) and "contract" in bench else None, state.lang)
         if not isinstance(bench, dict) or not bench or (bench.get("error") and not bench.get("cpu")):
             self._build_gen += 1
             self.building = False
@@ -317,8 +398,8 @@ class BenchmarksView(QWidget):
             self.message.setText(text)
             self.message.show()
             return
-        key = (id(bench), id(report.cpu), state.lang, self.palette().color(QPalette.ColorRole.Base).name())
-        if key == self._rendered and bench is old_bench:
+        key = (id(raw), id(report.cpu), state.lang, self.palette().color(QPalette.ColorRole.Base).name())
+        if key == self._rendered and raw is old_bench:
             return  # same figures (e.g. only the routes changed): nothing to redraw
         self._rendered = key
         self.message.hide()
@@ -342,6 +423,16 @@ class BenchmarksView(QWidget):
         self.building = True
         QTimer.singleShot(0, self, build)
 
+    def _show_notices(self, report, lang: str) -> None:
+        notes = B.notices(report) if report is not None else []
+        self.banner_text.setText("\n".join("⚠ " + render_message(m, lang) for m in notes))
+        self.banner.setVisible(bool(notes))
+        self.rerun_button.setEnabled(not self._running)
+
+    def notices_text(self) -> str:
+        """The banner's text (empty when the run had nothing to say)."""
+        return self.banner_text.text() if self.banner.isVisibleTo(self) else ""
+
     def prepare_plots(self) -> None:
         """Create the plot widgets ahead of time (one per event-loop turn), once pyqtgraph is
         imported, so that the first results do not pay for it."""
@@ -349,8 +440,8 @@ class BenchmarksView(QWidget):
 
         def step(i=0):
             if i < len(keys) and keys[i] not in self._plots:
-                plot = self._new_plot(self._pyqtgraph(), keys[i], "", "")
-                plot.hide()
+                self._new_plot(self._pyqtgraph(), keys[i], "", "")
+                self._frames[keys[i]].hide()
                 QTimer.singleShot(0, self, lambda: step(i + 1))
             elif i < len(keys):
                 QTimer.singleShot(0, self, lambda: step(i + 1))
@@ -362,7 +453,7 @@ class BenchmarksView(QWidget):
             if widget is main:
                 continue
             widget.hide()
-            if widget not in self._plots.values() and widget is not self._table:
+            if widget not in self._frames.values() and widget is not self._table:
                 slot.removeWidget(widget)
                 widget.setParent(None)
                 widget.deleteLater()
@@ -374,7 +465,7 @@ class BenchmarksView(QWidget):
         self._slot_widgets[i] = slot_widgets
 
     def _figures_part(self, pg, report, bench):
-        return self._figures_table(bench), []
+        return self._figures_table(report, bench), []
 
     def _pyqtgraph(self):
         if self._pg is None:
@@ -390,12 +481,14 @@ class BenchmarksView(QWidget):
         text = pal.color(QPalette.ColorRole.Text)
         widget = self._plots.get(key)
         if widget is None:
-            widget = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+            widget = page_plot_class(pg)(background=pal.color(QPalette.ColorRole.Base))
             # a fixed height: a plot that changes does not resize (and repaint) its neighbours
             widget.setFixedHeight(PLOT_HEIGHT)
             widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             widget.setMenuEnabled(False)
+            widget.hideButtons()        # pyqtgraph's own auto-range "A": our Reset replaces it
             self._plots[key] = widget
+            self._frames[key] = self._plot_frame(widget)
         else:
             widget.setBackground(pal.color(QPalette.ColorRole.Base))
         item = widget.getPlotItem()
@@ -412,10 +505,50 @@ class BenchmarksView(QWidget):
         item.setLabel("left", y_label)
         item.setLogMode(x=logx, y=logy)
         item.showGrid(x=True, y=True, alpha=0.2)
+        item.getViewBox().setLimits(xMin=-1e307, xMax=1e307, yMin=-1e307, yMax=1e307,
+                                    maxXRange=None, maxYRange=None)   # pyqtgraph's defaults
         item.enableAutoRange()
-        widget.setMouseEnabled(x=True, y=True)
+        widget.zoom_x = widget.zoom_y = True
+        self._frames[key].zoom.setChecked(False)
+        widget.set_zoom_mode(False)
         widget.setToolTip("")
         return widget
+
+    def _plot_frame(self, plot) -> QWidget:
+        """The plot with a Zoom toggle and a Reset view button under it."""
+        frame = QWidget()
+        lay = QVBoxLayout(frame)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(plot)
+        row = QHBoxLayout()
+        frame.zoom = QPushButton(self._t("zoom"))
+        frame.zoom.setToolTip(self._t("zoom_tip"))
+        frame.zoom.setCheckable(True)
+        frame.zoom.toggled.connect(plot.set_zoom_mode)
+        frame.reset = QPushButton(self._t("reset"))
+        frame.reset.clicked.connect(lambda: self.reset_view(plot))
+        row.addStretch(1)
+        row.addWidget(frame.zoom)
+        row.addWidget(frame.reset)
+        lay.addLayout(row)
+        frame.plot = plot
+        return frame
+
+    @staticmethod
+    def reset_view(plot) -> None:
+        plot.getPlotItem().enableAutoRange()
+        plot.getPlotItem().autoRange()
+
+    @staticmethod
+    def limit_to(plot, xs, ys, pad: float = 0.08) -> None:
+        """Keep the view inside the data's range (in view coordinates: log10 on log axes)."""
+        def bounds(vals):
+            lo, hi = min(vals), max(vals)
+            span = (hi - lo) or abs(hi) or 1.0
+            return lo - pad * span, hi + pad * span
+        (x0, x1), (y0, y1) = bounds(xs), bounds(ys)
+        plot.getPlotItem().getViewBox().setLimits(xMin=x0, xMax=x1, yMin=y0, yMax=y1,
+                                                  maxXRange=x1 - x0, maxYRange=y1 - y0)
 
     def _cache_plot(self, pg, report, bench) -> QWidget:
         points = cache_sweep(bench)
@@ -442,9 +575,10 @@ class BenchmarksView(QWidget):
                                    labelOpts={"position": 0.95 - 0.08 * i, "color": text,
                                               "anchors": [(0, 0.5), (0, 0.5)]})
             plot.addItem(line)
+        self.limit_to(plot, [math.log10(x) for x in xs], [0.0] + ys)
         plot.setToolTip(self.tr("Bandwidth of one core as the working set grows: it steps down "
                                 "where the data stops fitting in each cache level (dashed lines)."))
-        return plot, []
+        return self._frames["cache"], []
 
     def _roofline_plot(self, pg, report, bench) -> QWidget:
         roof = bench.get("roofline") if isinstance(bench.get("roofline"), dict) else {}
@@ -469,41 +603,46 @@ class BenchmarksView(QWidget):
             plot.plot(xs, [min(fma, x * bw) for x in xs], pen=pg.mkPen(MEASURED, width=2),
                       name=self.tr("measured roof"))
         colours = ("#e53935", "#fb8c00", "#43a047", "#8e24aa")
+        ys = [min(theo["gflops"] or fma, xs[0] * bw), theo["gflops"] or fma, fma or theo["gflops"]]
         for (label, ai, gflops), colour in zip(points, colours * 3):
             x = ai if ai else xs[-1] / 1.5   # compute-only kernels sit at the right edge
+            ys.append(gflops)
             plot.plot([x], [gflops], pen=None, symbol="o", symbolSize=11, symbolBrush=colour,
-                      symbolPen=pg.mkPen("#ffffff"), name=f"{label}: {fmt_num(gflops)} GFLOP/s")
+                      symbolPen=pg.mkPen("#ffffff"), name=self.point_legend(label, ai, gflops))
+        self.limit_to(plot, [math.log10(xs[0]), math.log10(xs[-1])],
+                      [math.log10(y) for y in ys if y and y > 0])
         plot.setToolTip(self.tr("Measured kernels (dots) under the roofs: memory-bound on the "
                                 "sloped part, compute-bound on the flat part."))
-        return plot, []
+        return self._frames["roofline"], []
 
-    def bar_rows(self, report, bench) -> list[tuple[str, float, float | None, str]]:
-        """[(label, measured, theoretical or None, unit)] for the bar chart."""
-        theo = theoretical_peaks(bench)
-        rows = []
-        fma = num(dig(bench, "cpu", "fma", "fp64_gflops_mt"))
-        fma_1t = num(dig(bench, "cpu", "fma", "fp64_gflops_1t"))
-        fp32 = num(dig(bench, "cpu", "fma", "fp32_gflops_mt"))
-        triad = num(dig(bench, "cpu", "stream", "triad_gbps"))
-        if fma is not None:
-            rows.append((self.tr("CPU FP64\nall cores"), fma, theo["gflops"], "GFLOP/s"))
-        if fma_1t is not None:
-            rows.append((self.tr("CPU FP64\none core"), fma_1t, theo["gflops_1t"], "GFLOP/s"))
-        if fp32 is not None and theo["gflops_fp32"]:
-            rows.append((self.tr("CPU FP32\nall cores"), fp32, theo["gflops_fp32"], "GFLOP/s"))
-        if triad is not None:
-            rows.append((self.tr("Memory\n(STREAM triad)"), triad, theo["gbps"], "GB/s"))
+    def point_legend(self, label: str, ai, gflops: float) -> str:
+        """A roofline point's legend in the unit people read it in: a memory-bound kernel
+        (STREAM, below 1 flop/byte) in GB/s with its GFLOP/s beside, the others in GFLOP/s."""
+        if ai and ai < 1.0:
+            return self._t("point_gbps", label=label, gbps=fmt_num(gflops / ai), gflops=fmt_num(gflops))
+        return f"{label}: {fmt_num(gflops)} GFLOP/s"
+
+    def bar_rows(self, report, bench) -> list[tuple[str, float, float | None, str, dict]]:
+        """[(label, median, theoretical or None, unit, headline row)] for the bar chart, from
+        the reader's headline figures (the first GPU stands for all of them)."""
+        labels = {"cpu.fma.fp64_gflops_mt": self.tr("CPU FP64\nall cores"),
+                  "cpu.fma.fp64_gflops_1t": self.tr("CPU FP64\none core"),
+                  "cpu.fma.fp32_gflops_mt": self.tr("CPU FP32\nall cores"),
+                  "cpu.stream.triad_gbps": self.tr("Memory\n(STREAM triad)")}
         gpus = gpu_results(bench)
         if gpus:
-            gpu = gpus[0]
+            idx = gpus[0].get("index")
             suffix = f" ×{len(gpus)}" if len(gpus) > 1 else ""
-            if num(gpu.get("triad_gbps")):
-                rows.append((self.tr("GPU memory") + "\n" + self.tr("(one device)") + suffix, gpu["triad_gbps"],
-                             num(gpu.get("memory_peak_gbps")), "GB/s"))
-            if num(gpu.get("fp32_gflops")):
-                rows.append((self.tr("GPU FP32") + "\n" + self.tr("(one device)") + suffix, gpu["fp32_gflops"],
-                             None, "GFLOP/s"))
-        return rows
+            labels[f"gpu.{idx}.triad_gbps"] = self.tr("GPU memory") + "\n" + self.tr("(one device)") + suffix
+            labels[f"gpu.{idx}.fp32_gflops"] = self.tr("GPU FP32") + "\n" + self.tr("(one device)") + suffix
+        rows = {r["key"]: r for r in B.headline(report)}
+        out = []
+        for key, label in labels.items():
+            row = rows.get(key)
+            if row is None or (key == "cpu.fma.fp32_gflops_mt" and not row["peak"]):
+                continue
+            out.append((label, row["value"], row["peak"], row["unit"], row))
+        return out
 
     def _bars_plot(self, pg, report, bench):
         all_rows = self.bar_rows(report, bench)
@@ -513,38 +652,74 @@ class BenchmarksView(QWidget):
             return muted(self.tr("No throughput figures in these results.")), []
         if rows:
             notes.append(self.tr("Blue: measured. Grey: theoretical peak (100%)."))
-        for label, measured, _ref, unit in all_rows:
+        for label, measured, _ref, unit, row in all_rows:
             if not _ref:
-                notes.append(self.tr("{what}: {value} {unit} measured (no theoretical peak known)")
-                             .format(what=label.replace("\n", " "), value=fmt_num(measured), unit=unit))
+                note = self.tr("{what}: {value} {unit} measured (no theoretical peak known)").format(
+                    what=label.replace("\n", " "), value=fmt_num(measured), unit=unit)
+                ref = row.get("reference")
+                if ref:
+                    note += self._t("typical_note", klass=ref["label"], low=fmt_num(ref["typical_low"]),
+                                    high=fmt_num(ref["typical_high"]), unit=ref["unit"])
+                notes.append(note)
         if not rows:
             return muted(notes.pop(0)), notes
         plot = self._new_plot(pg, "bars", "", self.tr("% of theoretical peak"))
         text = self.palette().color(QPalette.ColorRole.Text)
-        measured_x, measured_h, ticks = [], [], []
-        for i, (label, measured, ref, unit) in enumerate(rows):
+        measured_x, measured_h, ticks, low, high = [], [], [], [], []
+        for i, (label, measured, ref, unit, row) in enumerate(rows):
             x = i * 3.0
             ticks.append((x + 0.5, label))
             pct = 100.0 * measured / ref
             measured_x.append(x)
             measured_h.append(pct)
+            s = row["spread"]
+            low.append(pct - 100.0 * s["min"] / ref if s.get("min") is not None else 0.0)
+            high.append(100.0 * s["max"] / ref - pct if s.get("max") is not None else 0.0)
             item = pg.TextItem(f"{pct:.0f}%\n{fmt_num(measured)}\n{unit}", color=text, anchor=(0.5, 1.0))
             item.setPos(x + 0.5, max(pct, 100.0) + 2)
             plot.addItem(item)
         plot.addItem(pg.BarGraphItem(x=measured_x, height=measured_h, width=0.9, brush=MEASURED))
+        if any(low) or any(high):   # whiskers: the slowest and fastest repeat
+            import numpy as np
+
+            plot.addItem(pg.ErrorBarItem(x=np.array(measured_x), y=np.array(measured_h),
+                                         bottom=np.array(low), top=np.array(high), beam=0.3,
+                                         pen=pg.mkPen(text, width=1.5)))
         plot.addItem(pg.BarGraphItem(x=[x + 1 for x in measured_x], height=[100.0] * len(rows),
                                      width=0.9, brush=THEORETICAL))
         axis = plot.getPlotItem().getAxis("bottom")
         axis.setTicks([ticks])
         axis.setHeight(44)
-        plot.getPlotItem().setYRange(0, max(measured_h + [100.0]) * 1.45)
+        top = max([h + t for h, t in zip(measured_h, high)] + [100.0]) * 1.45
+        plot.getPlotItem().setYRange(0, top)
         plot.getPlotItem().setXRange(-1, len(rows) * 3 - 1, padding=0)
-        plot.setMouseEnabled(x=False, y=False)
-        plot.setToolTip(self.tr("Blue: measured, as a percentage of the theoretical peak (grey)."))
-        return plot, notes
+        plot.zoom_x = plot.zoom_y = False     # nothing to zoom in a bar chart
+        plot.getPlotItem().getViewBox().setLimits(xMin=-1, xMax=len(rows) * 3 - 1, yMin=0, yMax=top)
+        plot.setToolTip(self.tr("Blue: measured, as a percentage of the theoretical peak (grey).")
+                        + " " + self._t("whiskers"))
+        return self._frames["bars"], notes
 
-    def _figures_table(self, bench) -> QWidget:
-        rows = figures(bench)
+    def headline_rows(self, report) -> list[tuple[str, str]]:
+        """(figure, text) of each headline figure: median, spread, % of peak, class range."""
+        lang = self.state.lang
+        out = []
+        for row in B.headline(report):
+            s = row["spread"]
+            parts = [f"{fmt_num(row['value'])} {row['unit']}"]
+            if s.get("min") is not None and s.get("max") is not None:
+                parts.append(self._t("range", low=fmt_num(s["min"]), high=fmt_num(s["max"])))
+            if row["pct_of_peak"] is not None:
+                parts.append(self._t("pct_of_peak", pct=fmt_num(row["pct_of_peak"])))
+            ref = row.get("reference")
+            if ref:
+                parts.append(self._t("typical", low=fmt_num(ref["typical_low"]), high=fmt_num(ref["typical_high"])))
+            name = render_message(row["label"], lang) + (" ⚠" if row["noisy"] else "")
+            out.append((name, " · ".join(parts)))
+        return out
+
+    def _figures_table(self, report, bench) -> QWidget:
+        head = self.headline_rows(report)
+        rows = head + [("", "")] + figures(bench) if head else figures(bench)
         table = self._table
         if table is None:
             table = QTableWidget(0, 2)
@@ -557,7 +732,7 @@ class BenchmarksView(QWidget):
             header = table.horizontalHeader()
             header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
             header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-            table.setColumnWidth(1, 140)
+            table.setColumnWidth(1, 260)
             table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             table.setFixedHeight(PLOT_HEIGHT)
             self._table = table
