@@ -28,20 +28,24 @@ from __future__ import annotations
 
 import re
 
-from accelgui import rules
+from accelgui import l10n, rules
 # estimates live in accelgui.estimates; re-exported for the readers that import them from here
 from accelgui.estimates import (
     ESTIMATE_TEXTS, FINETUNE_METHODS, FORMULAS, MODEL_SIZES, QUANTS, decode_tokens_per_s,
     estimates, kv_cache_bytes, llm_row, prefill_tokens_per_s, source_kind, weights_bytes)
+from accelgui.knowledge import support
 from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
-__all__ = ["assess", "estimates", "source_kind", "ESTIMATE_TEXTS", "overall_next_steps", "requirement_results",
-           "MAX_STEPS",
-           "MODEL_SIZES", "QUANTS", "llm_row", "kv_cache_bytes", "weights_bytes",
-           "decode_tokens_per_s", "prefill_tokens_per_s", "FORMULAS", "FINETUNE_METHODS"]
+__all__ = ["assess", "GOALS", "goal_label", "check_goal", "route_goals", "VERDICTS",
+           "overall_next_steps", "requirement_results", "MAX_STEPS",
+           "estimates", "source_kind", "ESTIMATE_TEXTS", "MODEL_SIZES", "QUANTS", "llm_row",
+           "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
+           "FORMULAS", "FINETUNE_METHODS"]
 
 MAX_STEPS = 5
+#: The goals a learner can pick (``--goal``, the app's goal picker); labels: goal_label().
+GOALS = ("train", "serve-llm", "edge", "hardware-design", "hpc", "basics")
 LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
 STATUS_RANK = {"ready": 0, "partial": 1, "remote": 2, "unavailable": 3}
 
@@ -54,7 +58,7 @@ def _as_dict(report) -> dict:
 
 def _first_sentence(text: str) -> str:
     text = (text or "").strip()
-    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])|(?<=[。！？])", text)
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])|(?<=[\u3002\uff01\uff1f])", text)
     return text[:m.start()].strip() if m else text
 
 
@@ -78,25 +82,65 @@ def requirement_results(report, kb, lang: str = "en") -> dict:
     return out
 
 
+def _state(req: dict, results: dict) -> str:
+    """What one requirement says: "met", "setup" (the hardware is here but not usable now, or
+    a package/toolkit/runtime to install), "missing" (other hardware), "unknown"."""
+    value, facts = results[req["id"]][0], results[req["id"]][1]
+    if value is True:
+        return "setup" if rules.unusable_devices(facts) else "met"
+    if value is None:
+        return "unknown"
+    return "setup" if any(getattr(f, "setup", False) for f in facts) else "missing"
+
+
 def _status(reqs: list, results: dict) -> str:
+    """The verdict (README, "How the advisor decides"); "partial" is the report's value for
+    *needs setup*."""
     required = [r for r in reqs if r.get("level") == "required"]
-    failed = [r for r in required if results[r["id"]][0] is False]
-    unknown = [r for r in required if results[r["id"]][0] is None]
+    failed = [r for r in required if _state(r, results) == "missing"]
     if any(r.get("fallback", "none") == "none" for r in failed):
         return "unavailable"
     if failed:
         return "remote"
-    if unknown:     # the hardware may well be there: "remote" would claim it is missing
-        return "partial"
-    if any(results[r["id"]][0] is False for r in reqs if r.get("level") != "required"):
+    if any(_state(r, results) == "setup" and (r.get("level") == "required" or _installable(r, results))
+           for r in reqs):
         return "partial"
     return "ready"
 
 
+def _installable(req: dict, results: dict) -> bool:
+    """A recommended requirement lowers the route only for something to install (a package,
+    toolkit or runtime); a recommended device that needs setup (a second GPU the container
+    cannot see) is shown with its fix but leaves the route's verdict alone."""
+    return not rules.unusable_devices(results[req["id"]][1])
+
+
+VERDICTS = {"ready": "ready", "partial": "needs-setup", "remote": "remote",
+            "unavailable": "unavailable"}
 MAX_FACTS = 3          # per reason line; blocking[].facts keeps them all
-_MORE = {"en": "{n} more", "zh": "另有 {n} 项"}
-_UNKNOWN_NOTE = {"en": "unknown, so not confirmed", "zh": "未知，无法确认"}
-_UNKNOWN_RECOMMENDED = {"en": "unknown, check it yourself", "zh": "未知，请自行确认"}
+
+
+def _m(key: str, lang: str, **kw) -> str:
+    return l10n.tr("advisor.route." + key, lang, **kw)
+
+
+def _device_fix(devices: list[dict], lang: str) -> str | None:
+    """The fix of the first device that is not usable: its own ladder's fix (fix_msg / fix),
+    else the detail of the first ladder step that failed."""
+    for dev in devices:
+        fix = l10n.field_text(dev, "fix", lang)
+        if fix:
+            return fix
+        for step in dev.get("ladder") or []:
+            if isinstance(step, dict) and step.get("ok") is False:
+                return l10n.field_text(step, "detail", lang)
+    return None
+
+
+def _fix(req: dict, results: dict, lang: str) -> str:
+    devices = rules.unusable_devices(results[req["id"]][1])
+    return (_device_fix(devices, lang) if devices else None) or \
+        _first_sentence(_tr(req.get("fix"), lang))
 
 
 def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
@@ -104,28 +148,26 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
         value, facts, _, _ = results[req["id"]]
         shown = [str(f) for f in facts[:MAX_FACTS]]
         if len(facts) > MAX_FACTS:
-            shown.append(_MORE.get(lang, _MORE["en"]).format(n=len(facts) - MAX_FACTS))
-        zh = lang == "zh"
-        sep, colon = ("；", "：") if zh else ("; ", ": ")
-        text = sep.join(shown) or _tr(req.get("label"), lang)
-        if value is True:
+            shown.append(_m("more", lang, n=len(facts) - MAX_FACTS))
+        text = _m("fact_sep", lang).join(shown) or _tr(req.get("label"), lang)
+        state = _state(req, results)
+        if state == "met":
             return text
-        fix = _first_sentence(_tr(req.get("fix"), lang))
         if value is None:
-            notes = _UNKNOWN_NOTE if req.get("level") == "required" else _UNKNOWN_RECOMMENDED
-            note = notes.get(lang, notes["en"])
-            text = f"{text}（{note}）" if zh else f"{text} ({note})"
-        return f"{text}{colon}{fix}" if fix else text
+            note = _m("unknown_required" if req.get("level") == "required"
+                      else "unknown_recommended", lang)
+            text = _m("with_note", lang, text=text, note=note)
+        fix = _fix(req, results, lang)
+        return _m("with_fix", lang, text=text, fix=fix) if fix else text
 
-    required = [r for r in reqs if r.get("level") == "required"]
-    recommended = [r for r in reqs if r.get("level") != "required"]
-    ordered = ([r for r in required if results[r["id"]][0] is not True]
-               + [r for r in required if results[r["id"]][0] is True]
-               + [r for r in recommended if results[r["id"]][0] is not True]
-               + [r for r in recommended if results[r["id"]][0] is True])
+    rank = {"missing": 0, "setup": 1, "unknown": 2, "met": 3}
+
+    def order(req):
+        return (0 if req.get("level") == "required" else 1, rank[_state(req, results)])
+
     out: list[str] = []
     cited: set = set()
-    for req in ordered:
+    for req in sorted(reqs, key=order):
         value, facts = results[req["id"]][0], results[req["id"]][1]
         keys = {(value is True, str(f)) for f in facts}
         if keys and keys <= cited:
@@ -137,29 +179,57 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
     return out
 
 
-def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
+def _unconfirmed(reqs: list, results: dict, lang: str) -> list[str]:
+    """The required facts that are unknown (the verdict is "not confirmed" on them)."""
     out = []
     for req in reqs:
+        if req.get("level") != "required":
+            continue
+        value, facts = results[req["id"]][0], results[req["id"]][1]
+        if value is None:
+            out += [str(f) for f in facts if getattr(f, "tag", "") == "unknown"][:1] or \
+                [_tr(req.get("label"), lang)]
+    return list(dict.fromkeys(out))
+
+
+def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
+    """What stands between this machine and the route, most useful first: what is missing or
+    to set up for a required requirement, then for a recommended one, then what is unknown.
+    ``state``: "setup" (the hardware is here but not usable now, or something to install),
+    "unmet" (other hardware), "unknown"."""
+    rank = {"setup": 0, "missing": 1, "unknown": 2}
+    out = []
+    for req in sorted(reqs, key=lambda r: (rank.get(_state(r, results), 3),
+                                           r.get("level") != "required")):
         value, facts, _, error = results[req["id"]]
-        if value is True:
+        state = _state(req, results)
+        if state == "met":
             continue
         out.append({
             "requirement": req["id"],
             "level": req.get("level"),
             "label": _tr(req.get("label"), lang),
-            "fix": _tr(req.get("fix"), lang),
+            "fix": _device_fix(rules.unusable_devices(facts), lang) or _tr(req.get("fix"), lang),
             "fallback": req.get("fallback", "none"),
-            "state": "unknown" if value is None else "unmet",
+            "state": "unknown" if value is None else "setup" if state == "setup" else "unmet",
             "facts": [str(f) for f in facts],
             **({"error": error} if error else {}),
         })
     return out
 
 
+def _uses_device(reqs: list, results: dict) -> bool:
+    """A device requirement of the route is met by this machine's own hardware."""
+    return any(results[r["id"]][0] is True and any(
+        (getattr(f, "meta", None) or {}).get("devices") for f in results[r["id"]][1])
+        for r in reqs)
+
+
 # --------------------------------------------------------------------------- next steps
 
 def _runs_locally(step: dict, results: dict) -> bool:
-    return all(results.get(n, (None,))[0] is True for n in step.get("needs") or [])
+    return all(n in results and _state(results[n][2], results) == "met"
+               for n in step.get("needs") or [])
 
 
 def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> list[str]:
@@ -210,23 +280,30 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> li
     return listed[:cap]
 
 
-def overall_next_steps(assessments: list, kb=None, n: int = 5) -> list[str]:
+def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None = None,
+                       ) -> list[str]:
     """Top ``n`` steps over all routes, for an overview.
 
-    Steps of routes that are ready here come first, then partial, remote, unavailable. With
+    Routes that use this machine's own accelerators come first (ready, then needs setup),
+    then the CPU fundamentals, then the other routes by verdict; hardware-design routes that
+    are "ready" only because the machine runs Linux come last unless ``goal`` (default: the
+    goal the assessments were made for) is one they serve; routes serving the goal lead.
+    A step that cannot run here (``remote_steps``) leads only when no local step is left. With
     the knowledge base, steps are then ranked by level and by how many other steps build on
     them (foundations first: the CPU route's basics before a niche route's), always after
     their own prerequisites; without it, round robin over the routes of a tier."""
     tier_of: dict = {}
     pos_of: dict = {}
     for r_index, a in enumerate(assessments):
-        tier = STATUS_RANK.get(a.status, 9)
+        tier = _route_tier(a, goal if goal is not None else getattr(a, "goal", None))
         for i, sid in enumerate(a.next_steps):
             if sid not in tier_of or (tier, r_index, i) < (tier_of[sid], *pos_of[sid]):
                 tier_of[sid] = tier
                 pos_of[sid] = (r_index, i)
     if not tier_of:
         return []
+    route_tier = {a.id: _route_tier(a, goal if goal is not None else getattr(a, "goal", None))
+                  for a in assessments}
     if kb is None or not getattr(kb, "steps", None):
         out: list[str] = []
         for tier in sorted(set(tier_of.values())):
@@ -238,6 +315,8 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5) -> list[str]:
                         out.append(lst[depth])
                 depth += 1
         return out[:n]
+    remote = {r.get("step") for a in assessments for r in getattr(a, "remote_steps", None) or []
+              if isinstance(r, dict)}
     dependants = _dependant_counts(kb)
     # a step inherits the best tier of anything that needs it, so prerequisites are not
     # pushed behind the steps they unlock
@@ -255,7 +334,8 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5) -> list[str]:
 
     def key(s):
         step = kb.steps.get(s) or {}
-        return (tier_of[s], LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0),
+        own = route_tier.get((kb.steps.get(s) or {}).get("route"), tier_of[s])
+        return (s in remote, tier_of[s], own, LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0),
                 pos_of[s])
 
     out = []
@@ -289,20 +369,108 @@ def _dependant_counts(kb) -> dict:
 
 # --------------------------------------------------------------------------- assess
 
-def assess(report, kb, done=frozenset(), lang: str = "en") -> list[RouteAssessment]:
-    """Route assessments in knowledge-base order. ``done``: ids of the steps already done."""
+def _route_tier(a, goal: str | None) -> tuple:
+    """Where a route's steps stand in the overall list: routes that use this machine's own
+    accelerators first, then the CPU fundamentals, then the rest by verdict; a route that is
+    "ready" only because the machine runs Linux (hardware design: ASIC, FPGA without a board)
+    comes last unless it serves the chosen goal. With a goal, the routes serving it lead."""
+    goals = route_goals()
+    in_goal = bool(goal) and goal in goals.get(a.id, ())
+    uses = bool(getattr(a, "uses_device", False))
+    design_only = a.id in _design_only() and not uses
+    if uses and a.status in ("ready", "partial"):
+        base = 0 if a.status == "ready" else 1
+    elif "basics" in goals.get(a.id, ()) and a.status == "ready":
+        base = 2
+    elif design_only:
+        base = 9
+    else:
+        base = 3 + STATUS_RANK.get(a.status, 4)
+    return (0 if in_goal or not goal else 1, base)
+
+
+def route_goals() -> dict:
+    """{route id: (goal, ...)} from knowledge/support.json route_goals."""
+    return {r["route"]: tuple(r.get("goals") or ()) for r in support.rows("route_goals")
+            if r.get("route")}
+
+
+def _design_only() -> frozenset:
+    return frozenset(support.table("route_goals").get("design_only") or ())
+
+
+def goal_label(goal: str, lang: str = "en") -> str:
+    return l10n.tr(f"advisor.goal.{goal}", lang)
+
+
+def check_goal(goal: str | None) -> str | None:
+    """The goal id, or ValueError naming the known ones."""
+    if goal in (None, ""):
+        return None
+    if goal not in GOALS:
+        raise ValueError(f"unknown goal {goal!r} (known: {', '.join(GOALS)})")
+    return goal
+
+
+def _remote_steps(route: dict, reqs: list, results: dict) -> list[dict]:
+    """Steps that need hardware this machine lacks, with how to follow them instead (the
+    unmet requirement's fallback: cloud, emulation, simulation)."""
+    by_id = {r["id"]: r for r in reqs}
+    out = []
+    for step in route.get("steps") or []:
+        for need in step.get("needs") or []:
+            req = by_id.get(need)
+            if req is not None and _state(req, results) == "missing":
+                out.append({"step": step["id"], "requirement": need,
+                            "fallback": req.get("fallback", "none")})
+                break
+    return out
+
+
+def _bilingual(fn, *args) -> dict:
+    return {"en": fn(*args, "en"), "zh": fn(*args, "zh")}
+
+
+def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = None,
+           ) -> list[RouteAssessment]:
+    """Route assessments in knowledge-base order. ``done``: ids of the steps already done;
+    ``goal``: one of :data:`GOALS` (re-ranks the steps of each route towards it)."""
     done = frozenset(done or ())
-    results = requirement_results(report, kb, lang)
+    goal = check_goal(goal)
+    rd = _as_dict(report)
+    results = requirement_results(rd, kb, lang)
+    other = results if lang == "en" else requirement_results(rd, kb, "en")
+    zh = results if lang == "zh" else requirement_results(rd, kb, "zh")
     out = []
     for rid, route in kb.routes.items():
         reqs = [r for r in route.get("requirements", []) if r.get("id") in results]
+        status = _status(reqs, results)
+        unconfirmed = _unconfirmed(reqs, other, "en")
+        qualifier = _m("not_confirmed", "en", facts="; ".join(unconfirmed)) if unconfirmed else None
+        setup = [r for r in reqs if _state(r, results) == "setup"]
+        fix_req = next((r for r in setup if r.get("level") == "required"), setup[0] if setup else None)
+        reasons_en = _reasons(reqs, other, "en")
+        reasons_zh = _reasons(reqs, zh, "zh")
         out.append(RouteAssessment(
             id=rid,
-            status=_status(reqs, results),
+            status=status,
             reasons=_reasons(reqs, results, lang),
             next_steps=_rank_steps(route, kb, done, results, MAX_STEPS),
             blocking=_blocking(reqs, results, lang),
             title=_tr(route.get("title"), lang) or rid,
+            verdict=VERDICTS[status],
+            qualifier=qualifier,
+            qualifier_msg={"en": qualifier, "zh": _m("not_confirmed", "zh", facts="; ".join(
+                _unconfirmed(reqs, zh, "zh")))} if qualifier else None,
+            unconfirmed=unconfirmed,
+            reasons_msg=[{"en": e, "zh": z} for e, z in zip(reasons_en, reasons_zh)]
+            if len(reasons_en) == len(reasons_zh) else [{"en": e} for e in reasons_en],
+            fix=_fix(fix_req, other, "en") if fix_req else None,
+            fix_msg={"en": _fix(fix_req, other, "en"), "zh": _fix(fix_req, zh, "zh")}
+            if fix_req else None,
+            remote_steps=_remote_steps(route, reqs, results),
+            uses_device=_uses_device(reqs, results),
+            goal=goal,
         ))
     return out
 

@@ -602,14 +602,20 @@ def _eval_device(flt, report: dict, lang: str, where: str = "rule"):
             return False
         return not vendors or str(dev.get("vendor") or "").lower() in vendors
 
+    without_readiness = {k: v for k, v in flt.items() if k != "readiness"}
+
+    def setup(dev):  # only its readiness fails: a driver, node, access or runtime to set up
+        return "readiness" in flt and _device_match(dev, without_readiness, lang)[0] is True
+
     facts: list = []
     for group, tag in ((unknown, "unknown"), ([m for m in missed if near(m[0])], "miss")):
         seen: dict = {}
         for dev, why in group:
             text = f"{describe_device(dev, lang)}: {'; '.join(why)}" if why else describe_device(dev, lang)
-            seen[text] = seen.get(text, 0) + 1
-        for text, n in seen.items():
-            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag))
+            n, was_setup = seen.get(text, (0, False))
+            seen[text] = (n + 1, was_setup or setup(dev))
+        for text, (n, is_setup) in seen.items():
+            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag, setup=is_setup))
     if unknown:
         return None, facts
     if not facts:
