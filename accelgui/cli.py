@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--lang", choices=("en", "zh"), default=None, help="language of texts")
     opt.add_argument("--knowledge", metavar="DIR",
                      help="extra or replacement route files (also $ACCELGUI_KNOWLEDGE_DIR)")
+    opt.add_argument("--python", metavar="PATH", action="append", default=[],
+                     help="also read this Python interpreter's packages (repeatable)")
+    opt.add_argument("--context", metavar="TOKENS", type=int, default=None,
+                     help="context length for the LLM estimates (default 4096)")
     opt.add_argument("--goal", metavar="GOAL", default=None,
                      help="what you want to learn for: train, serve-llm, edge, hardware-design, hpc, "
                           "basics (re-ranks routes and steps; remembered with your progress; "
@@ -120,6 +124,10 @@ def make_report(args, on_progress=None):
     from accelgui.probes.context import ProbeContext
     from accelgui.runner import run_probes
 
+    if getattr(args, "python", None):
+        from accelgui.probes.software import EXTRA_PYTHONS_VAR
+
+        os.environ[EXTRA_PYTHONS_VAR] = os.pathsep.join(args.python)
     ctx = ProbeContext(root=_check_sysroot(args.sysroot), deep=bool(getattr(args, "deep", False)))
     report = run_probes(ctx, timeout_s=args.timeout)
     if getattr(args, "bench", None):

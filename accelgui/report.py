@@ -93,6 +93,7 @@ class Software(Record):
     providers: list = factory(list)
     compilers: dict = factory(dict)
     packages_known: bool = True     # False for a recorded tree: its Python packages are unknown
+    environments: list = factory(list)  # the user's Python environments (probes/software.py)
 
 
 class ProbeResult(Record):
