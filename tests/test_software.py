@@ -1,6 +1,5 @@
 """The software probe: packages without importing them, toolkits from files, back ends."""
 
-import os
 import stat
 import sys
 import types
