@@ -73,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--lang", choices=("en", "zh"), default=None, help="language of texts")
     opt.add_argument("--knowledge", metavar="DIR",
                      help="extra or replacement route files (also $ACCELGUI_KNOWLEDGE_DIR)")
+    opt.add_argument("--python", metavar="PATH", action="append", default=[],
+                     help="also read this Python interpreter's packages (repeatable)")
+    opt.add_argument("--context", metavar="TOKENS", type=int, default=None,
+                     help="context length for the LLM estimates (default 4096)")
+    opt.add_argument("--goal", metavar="GOAL", default=None,
+                     help="what you want to learn for: train, serve-llm, edge, hardware-design, hpc, "
+                          "basics (re-ranks routes and steps; remembered with your progress; "
+                          "'none' forgets it)")
     opt.add_argument("--no-advice", action="store_true",
                      help="leave routes and estimates out of the report")
     return p
@@ -116,6 +124,10 @@ def make_report(args, on_progress=None):
     from accelgui.probes.context import ProbeContext
     from accelgui.runner import run_probes
 
+    if getattr(args, "python", None):
+        from accelgui.probes.software import EXTRA_PYTHONS_VAR
+
+        os.environ[EXTRA_PYTHONS_VAR] = os.pathsep.join(args.python)
     ctx = ProbeContext(root=_check_sysroot(args.sysroot), deep=bool(getattr(args, "deep", False)))
     report = run_probes(ctx, timeout_s=args.timeout)
     if getattr(args, "bench", None):
@@ -123,18 +135,35 @@ def make_report(args, on_progress=None):
 
         report = report.replace(benchmarks=run_benchmarks(args.bench, on_progress=on_progress))
     if not getattr(args, "no_advice", False):
-        report = advise(report, args.knowledge, lang=_lang(args))
+        report = advise(report, args.knowledge, lang=_lang(args), goal=_goal(args))
     return report
 
 
-def advise(report, knowledge_dir=None, lang: str = "en"):
+def _goal(args) -> str | None:
+    """The goal of --goal (remembered), else the one remembered with the progress."""
+    from accelgui import advisor
+    from accelgui.progress import load_goal, set_goal
+
+    goal = getattr(args, "goal", None)
+    if goal is None:
+        return load_goal()
+    goal = None if goal.lower() == "none" else goal
+    try:
+        advisor.check_goal(goal)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    set_goal(goal)
+    return goal
+
+
+def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None):
     """Fill routes and estimates from the knowledge base and the learner's progress."""
     from accelgui import advisor
     from accelgui.knowledge import load_knowledge
     from accelgui.progress import load_done
 
     kb = load_knowledge(knowledge_dir)
-    return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang),
+    return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang, goal=goal),
                           estimates=advisor.estimates(report, lang=lang))
 
 
@@ -256,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_record_tree(args)
         if args.done or args.undo:
             return cmd_progress(args)
+        if args.goal is not None and not args.probe:
+            print(f"goal: {_goal(args) or 'none'}")
+            return EXIT_OK
         if args.probe:
             return cmd_probe(args)
         if args.bench or args.format or args.output:

@@ -95,11 +95,34 @@ def load_done() -> frozenset:
     return frozenset(load_progress())
 
 
-def _write(path: str, done: dict) -> None:
+def load_goal() -> str | None:
+    """The goal the learner picked (advisor.GOALS id; ``--goal``, the app's picker), or None."""
+    try:
+        with open(progress_path(), encoding="utf-8") as f:
+            data = json.loads(f.read())
+    except (OSError, ValueError):
+        return None
+    goal = data.get("goal") if isinstance(data, dict) else None
+    return goal if isinstance(goal, str) and goal else None
+
+
+def set_goal(goal: str | None) -> None:
+    """Remember ``goal`` with the learning progress (None forgets it); the steps are kept."""
+    path = progress_path()
+    _write(path, _load_for_update(path), goal=goal)
+
+
+_KEEP = object()
+
+
+def _write(path: str, done: dict, goal=_KEEP) -> None:
     from accelgui.atomic import write_atomic
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     payload = {"version": VERSION, "done": dict(sorted(done.items()))}
+    goal = load_goal() if goal is _KEEP else goal
+    if goal:
+        payload["goal"] = goal
     write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -98,6 +98,7 @@ class Software(Record):
     providers: list = factory(list)
     compilers: dict = factory(dict)
     packages_known: bool = True     # False for a recorded tree: its Python packages are unknown
+    environments: list = factory(list)  # the user's Python environments (probes/software.py)
 
 
 class ProbeResult(Record):
@@ -115,6 +116,17 @@ class RouteAssessment(Record):
     next_steps: list = factory(list)
     blocking: list = factory(list)
     title: str | None = None
+    # issue 14 (advisor): the verdict in words, what is not confirmed, what to do first
+    verdict: str | None = None          # ready | needs-setup | remote | unavailable
+    qualifier: str | None = None        # "not confirmed: <fact>"
+    qualifier_msg: dict | None = None
+    unconfirmed: list = factory(list)
+    reasons_msg: list = factory(list)
+    fix: str | None = None
+    fix_msg: dict | None = None
+    remote_steps: list = factory(list)  # [{"step", "requirement", "fallback"}]
+    uses_device: bool = False           # a device requirement is met by this machine's hardware
+    goal: str | None = None
 
 
 def device_text(dev, field: str, lang: str = "en") -> str | None:

@@ -1,43 +1,52 @@
 """The RULE language of the knowledge base, evaluated against a report.
 
-A requirement of a learning route carries a rule (SPEC.md, "RULE language")::
+A requirement of a learning route carries a rule (knowledge/schema.json, ``rule``)::
 
     {"device": {"kind": "gpu", "vendor": ["nvidia", "amd"], "readiness": "ready",
-                "integrated": false, "bus": "pci", "min": {"compute_capability": 7.5}}}
-    {"cpu_feature": "avx512_bf16"}   {"cpu_features_any": ["avx2", "neon"]}
+                "integrated": false, "bus": "pci", "min": {"compute_capability": 7.5},
+                "supported": true, "segment": ["data-centre"], "form": ["discrete"],
+                "family": ["habana"], "count_min": 2}}
+    {"cpu_feature": "avx512_bf16"}   {"cpu_features_any": ["avx2", "neon"]}  {"cpu_simd": true}
     {"arch": ["x86_64", "aarch64"]}  {"os": "Linux"}  {"cloud": true}  {"container": false}
     {"package": "openvino"}  {"packages_any": ["torch", "jax"]}  {"toolkit": "cuda_toolkit"}
+    {"toolkits_any": ["rocm", "cuda_toolkit"]}  {"npu_runtime": true}
     {"provider": "onnxruntime:CUDAExecutionProvider"}
     {"metric": "benchmarks.cpu.stream.triad_gbps", "min": 10}
     {"memory_min_bytes": 8589934592}  {"logical_cpus_min": 4}
     {"all": [RULE, ...]}  {"any": [RULE, ...]}  {"not": RULE}
 
+Each operator is one small function registered with :func:`_op`, each device filter one
+registered with :func:`_filter`; support facts (which gfx targets ROCm supports, which compute
+capability current CUDA needs, which Intel GPUs oneAPI/PyTorch XPU supports, which runtime an NPU
+vendor needs, which CPU features are SIMD on each architecture) come from the dated tables of
+knowledge/facts.json and knowledge/support.json, never from code.
+
 :func:`evaluate` answers with three-valued logic and the facts of the report it used::
 
     (True | False | None, ["NVIDIA H100 80GB HBM3, compute capability 9.0, ... (ready)", ...])
 
-``None`` means *unknown*: the report does not hold the figure (a benchmark that was not run,
-a compute capability the probes could not read, a device whose readiness is "unknown").
-``all``/``any``/``not`` follow Kleene logic: ``any`` is True if one part is True, False if all
-are False, else None; ``all`` is the dual; ``not None`` is None. The advisor decides what an
-unknown means for a route (it counts as not met, with the reason saying it is unknown).
+``None`` means *unknown*: the report does not hold the figure. ``all``/``any``/``not`` follow
+Kleene logic. A device rule is met by the *hardware*; whether that hardware is usable now (its
+readiness ladder) is carried in the facts (:func:`unusable_devices`), so the advisor can say
+"needs setup" with the device's own fix instead of "remote". Facts also say whether what is
+missing is something to install (``Fact.setup``) or other hardware.
 
-The module is pure: it reads only the report dict it is given. A rule with an operator or a
-device filter it does not know raises :class:`KnowledgeRuleError` naming it, so a typo in a
-route file is never silently read as "not met".
+The module reads only the report dict it is given and the shipped tables. A rule with an
+operator or a device filter it does not know raises :class:`KnowledgeRuleError` naming it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
-__all__ = ["KnowledgeRuleError", "Fact", "evaluate", "validate", "describe_device",
-           "device_label", "resolve_path", "OPERATORS", "DEVICE_FILTERS"]
+from accelgui import l10n
+from accelgui.knowledge import load_knowledge, support
 
-OPERATORS = ("device", "cpu_feature", "cpu_features_any", "arch", "package", "packages_any",
-             "toolkit", "provider", "metric", "memory_min_bytes", "logical_cpus_min", "os",
-             "cloud", "container", "all", "any", "not")
-DEVICE_FILTERS = ("kind", "vendor", "bus", "readiness", "integrated", "min")
+__all__ = ["KnowledgeRuleError", "Fact", "evaluate", "validate", "describe_device",
+           "device_label", "resolve_path", "OPERATORS", "DEVICE_FILTERS", "unusable_devices",
+           "device_segment", "device_form", "device_support", "cuda_min_compute_capability",
+           "environment_label", "find_package"]
 
 
 class KnowledgeRuleError(ValueError):
@@ -49,81 +58,24 @@ class Fact(str):
 
     ``tag``: "ok" (something present that satisfies the rule), "absent" (nothing of the
     kind on this machine), "miss" (something present that does not satisfy the rule),
-    "unknown" (the report lacks the figure).
+    "unknown" (the report lacks the figure). ``setup``: what is missing can be installed or
+    configured on this machine (a package, a toolkit, a runtime, a device permission).
+    ``meta``: for device facts, ``{"devices": [device dicts]}``.
     """
 
     tag: str = "ok"
     meta: dict | None = None
+    setup: bool = False
 
-    def __new__(cls, text: str, tag: str = "ok", meta: dict | None = None):
+    def __new__(cls, text: str, tag: str = "ok", meta: dict | None = None, setup: bool = False):
         obj = super().__new__(cls, text)
         obj.tag = tag
         obj.meta = meta
+        obj.setup = setup
         return obj
 
 
 # --------------------------------------------------------------------------- texts
-
-_T = {
-    "no_kind": {"en": "no {what} here", "zh": "本机没有 {what}"},
-    "no_devices": {"en": "no accelerator devices found", "zh": "没有发现加速设备"},
-    "or": {"en": " or ", "zh": "或"},
-    "vendor_not": {"en": "vendor {got}, not {want}", "zh": "厂商为 {got}，不是 {want}"},
-    "kind_not": {"en": "a {got}, not a {want}", "zh": "是 {got}，不是 {want}"},
-    "integrated": {"en": "integrated, not a discrete card", "zh": "是集成显卡/核心，不是独立卡"},
-    "discrete": {"en": "a discrete device, not an integrated one", "zh": "是独立设备，不是集成设备"},
-    "bus_not": {"en": "on the {got} bus, not {want}", "zh": "位于 {got} 总线，不是 {want}"},
-    "readiness_unknown": {"en": "readiness unknown", "zh": "就绪状态未知"},
-    "below": {"en": "{label} {got} below {want}", "zh": "{label} 为 {got}，低于 {want}"},
-    "detail_unknown": {"en": "{label} unknown", "zh": "{label} 未知"},
-    "cpu_feature_present": {"en": "cpu feature {name} present", "zh": "CPU 支持 {name}"},
-    "cpu_feature_absent": {"en": "cpu feature {name} absent", "zh": "CPU 不支持 {name}"},
-    "cpu_features_none": {"en": "none of the cpu features {names} present",
-                          "zh": "CPU 不支持 {names} 中的任何一项"},
-    "cpu_features_unknown": {"en": "cpu features unknown", "zh": "CPU 特性未知"},
-    "arch_is": {"en": "CPU architecture {got}", "zh": "CPU 架构 {got}"},
-    "arch_not": {"en": "CPU architecture {got}, not {want}", "zh": "CPU 架构为 {got}，不是 {want}"},
-    "arch_unknown": {"en": "CPU architecture unknown", "zh": "CPU 架构未知"},
-    "os_is": {"en": "operating system {got}", "zh": "操作系统 {got}"},
-    "os_not": {"en": "operating system {got}, not {want}", "zh": "操作系统为 {got}，不是 {want}"},
-    "os_unknown": {"en": "operating system unknown", "zh": "操作系统未知"},
-    "package_yes": {"en": "package {name} {version} installed", "zh": "已安装软件包 {name} {version}"},
-    "package_no": {"en": "package {name} not installed", "zh": "未安装软件包 {name}"},
-    "packages_unknown": {"en": "Python packages of a recorded machine tree are unknown ({names})",
-                         "zh": "录制的机器目录中的 Python 软件包未知（{names}）"},
-    "packages_none": {"en": "none of the packages {names} installed",
-                      "zh": "{names} 均未安装"},
-    "toolkit_yes": {"en": "toolkit {name} {version} found", "zh": "已找到工具链 {name} {version}"},
-    "toolkit_no": {"en": "toolkit {name} not found", "zh": "未找到工具链 {name}"},
-    "provider_yes": {"en": "runtime provider {name} available", "zh": "运行时提供程序 {name} 可用"},
-    "provider_no": {"en": "runtime provider {name} not available",
-                    "zh": "运行时提供程序 {name} 不可用"},
-    "metric_ok": {"en": "{path} = {value} (needs at least {min})",
-                  "zh": "{path} = {value}（要求至少 {min}）"},
-    "metric_low": {"en": "{path} = {value}, below {min}", "zh": "{path} = {value}，低于 {min}"},
-    "metric_unknown": {"en": "{path} not measured (unknown: run --bench)",
-                       "zh": "{path} 未测量（未知：请加 --bench 运行）"},
-    "memory_ok": {"en": "system memory {got} (needs {want})", "zh": "系统内存 {got}（要求 {want}）"},
-    "memory_low": {"en": "system memory {got}, below {want}", "zh": "系统内存 {got}，少于 {want}"},
-    "memory_unknown": {"en": "system memory size unknown", "zh": "系统内存大小未知"},
-    "cpus_ok": {"en": "{got} logical CPUs (needs {want})", "zh": "{got} 个逻辑 CPU（要求 {want}）"},
-    "cpus_low": {"en": "{got} logical CPUs, fewer than {want}", "zh": "{got} 个逻辑 CPU，少于 {want}"},
-    "cpus_unknown": {"en": "number of CPUs unknown", "zh": "CPU 数量未知"},
-    "cloud_yes": {"en": "running on a {provider} cloud instance{itype}", "zh": "运行在 {provider} 云主机上{itype}"},
-    "cloud_no": {"en": "not on a recognised cloud instance", "zh": "不是已识别的云主机"},
-    "container_yes": {"en": "running in a {name} container", "zh": "运行在 {name} 容器中"},
-    "container_no": {"en": "not in a container", "zh": "不在容器中"},
-    "cc": {"en": "compute capability", "zh": "计算能力"},
-    "driver": {"en": "driver", "zh": "驱动"},
-    "no_driver": {"en": "no driver bound", "zh": "未绑定驱动"},
-    "memory": {"en": "memory", "zh": "显存/内存"},
-    # readiness states, as the device line names them (English keeps the report's words)
-    "ready": {"en": "ready", "zh": "就绪"},
-    "driver-missing": {"en": "driver-missing", "zh": "缺少驱动"},
-    "runtime-missing": {"en": "runtime-missing", "zh": "缺少运行时"},
-    "no-access": {"en": "no-access", "zh": "无访问权限"},
-    "unknown": {"en": "unknown", "zh": "未知"},
-}
 
 _KIND_NAMES = {"gpu": "GPU", "npu": "NPU", "tpu": "TPU", "fpga": "FPGA", "dsp": "DSP",
                "accelerator": "accelerator"}
@@ -132,26 +84,21 @@ _VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "google": "
                  "tenstorrent": "Tenstorrent", "hailo": "Hailo", "rockchip": "Rockchip",
                  "qualcomm": "Qualcomm", "apple": "Apple", "arm": "Arm", "broadcom": "Broadcom",
                  "mediatek": "MediaTek", "samsung": "Samsung", "graphcore": "Graphcore",
-                 "cerebras": "Cerebras", "groq": "Groq", "sambanova": "SambaNova"}
-_DETAIL_LABELS = {
-    "compute_capability": {"en": "compute capability", "zh": "计算能力"},
-    "memory_bytes": {"en": "device memory", "zh": "设备内存"},
-    "memory_bandwidth_gbps": {"en": "memory bandwidth", "zh": "内存带宽"},
-}
+                 "cerebras": "Cerebras", "groq": "Groq", "sambanova": "SambaNova",
+                 "huawei": "Huawei"}
+_READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
 
 
 def _t(key: str, lang: str, **kw) -> str:
-    entry = _T[key]
-    return (entry.get(lang) or entry["en"]).format(**kw)
+    return l10n.tr("advisor.rule." + key, lang, **kw)
 
 
 def _list(items, lang: str, names: dict | None = None) -> str:
-    """"A", "A or B", "A, B or C" (zh: "A、B或C")."""
+    """"A", "A or B", "A, B or C" (in the catalogue's words and separators)."""
     words = [str((names or {}).get(i, i)) for i in items]
     if len(words) <= 1:
         return "".join(words)
-    sep = "、" if lang == "zh" else ", "
-    return sep.join(words[:-1]) + _t("or", lang) + words[-1]
+    return _t("list_sep", lang).join(words[:-1]) + _t("or", lang) + words[-1]
 
 
 def _gib(n) -> str:
@@ -166,6 +113,12 @@ def _num(v) -> str:
 
 def _is_num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _as_list(v) -> list:
+    if v is None:
+        return []
+    return list(v) if isinstance(v, (list, tuple, set, frozenset)) else [v]
 
 
 # --------------------------------------------------------------------------- devices
@@ -224,19 +177,10 @@ def describe_device(dev: dict, lang: str = "en", count: int = 1) -> str:
     else:
         parts.append(_t("no_driver", lang))
     readiness = dev.get("readiness") or "unknown"
-    why = (lang == "zh" and dev.get("readiness_reason_zh")) or dev.get("readiness_reason")
-    word = _t(readiness, lang) if readiness in _T else readiness
-    if lang == "zh":
-        state = f"{word}：{why}" if why and readiness != "ready" else word
-        return "，".join(parts) + f"（{state}）"
-    state = f"{word}: {why}" if why and readiness != "ready" else word
-    return ", ".join(parts) + f" ({state})"
-
-
-def _as_list(v) -> list:
-    if v is None:
-        return []
-    return list(v) if isinstance(v, (list, tuple, set, frozenset)) else [v]
+    why = l10n.field_text(dev, "readiness_reason", lang)
+    word = _t(readiness, lang) if readiness in _READINESS else readiness
+    state = f"{word}{_t('state_sep', lang)}{why}" if why and readiness != "ready" else word
+    return _t("device_line", lang, parts=_t("part_sep", lang).join(parts), state=state)
 
 
 def _version_tuple(v):
@@ -294,62 +238,269 @@ def _or3(values) -> bool | None:
     return out
 
 
-def _device_match(dev: dict, flt: dict, lang: str) -> tuple[bool | None, list[str]]:
-    """Whether one device passes every filter; the failures (or unknowns) as short texts."""
-    results: list = []
-    why: list[str] = []
+# --------------------------------------------------------------------------- support facts
+
+@functools.lru_cache(maxsize=1)
+def cuda_min_compute_capability() -> float:
+    """The oldest compute capability the newest CUDA toolkit in facts.json still builds for."""
+    best = None
+    for row in (load_knowledge().facts.get("cuda_toolkit_support") or {}).get("rows") or []:
+        m = re.match(r"^CUDA (\d+)", str(row.get("toolkit") or ""))
+        cc = row.get("min_compute_capability")
+        if m and _is_num(cc) and (best is None or int(m.group(1)) > best[0]):
+            best = (int(m.group(1)), float(cc))
+    return best[1] if best else 7.5
+
+
+@functools.lru_cache(maxsize=1)
+def _cuda_major() -> int | None:
+    majors = [int(m.group(1)) for row in (load_knowledge().facts.get("cuda_toolkit_support") or {})
+              .get("rows") or [] if (m := re.match(r"^CUDA (\d+)", str(row.get("toolkit") or "")))]
+    return max(majors) if majors else None
+
+
+def device_form(dev: dict) -> str | None:
+    """"discrete", "integrated", "embedded", "virtual" or None (details.form when recorded)."""
+    form = (dev.get("details") or {}).get("form")
+    if form:
+        return str(form)
+    if (dev.get("driver") or "") == "dxgkrnl":
+        return "virtual"
+    if dev.get("integrated"):
+        return "embedded" if dev.get("bus") == "platform" else "integrated"
+    if dev.get("bus") in ("pci", "usb"):
+        return "discrete"
+    return None
+
+
+def device_segment(dev: dict) -> str | None:
+    """"data-centre", "workstation", "consumer", "embedded" or None: details.segment when the
+    device record has it, else the family or the name against the support tables."""
     details = dev.get("details") or {}
-    kinds = _as_list(flt.get("kind"))
-    if kinds and dev.get("kind") not in kinds:
-        results.append(False)
-        why.append(_t("kind_not", lang, got=dev.get("kind"),
-                      want=_list(kinds, lang, _KIND_NAMES)))
-    vendors = [str(v).lower() for v in _as_list(flt.get("vendor"))]
-    if vendors and str(dev.get("vendor") or "").lower() not in vendors:
-        results.append(False)
-        why.append(_t("vendor_not", lang, got=dev.get("vendor") or "?",
-                      want=_list([_vendor_word(v) for v in vendors], lang)))
-    buses = _as_list(flt.get("bus"))
-    if buses and dev.get("bus") not in buses:
-        results.append(None if dev.get("bus") is None else False)
-        why.append(_t("bus_not", lang, got=dev.get("bus") or "?", want=_list(buses, lang)))
-    if "integrated" in flt:
-        integrated = dev.get("integrated")
-        if integrated is None:
-            results.append(None)
-        elif bool(integrated) != bool(flt["integrated"]):
-            results.append(False)
-            why.append(_t("integrated" if integrated else "discrete", lang))
-    wanted = _as_list(flt.get("readiness"))
-    if wanted:
-        got = dev.get("readiness") or "unknown"
-        if got not in wanted:
-            if got == "unknown":
-                results.append(None)
-                why.append(_t("readiness_unknown", lang))
-            else:
-                results.append(False)   # the device line already shows "(runtime-missing: why)"
-    for key, want in (flt.get("min") or {}).items():
+    if details.get("segment"):
+        return str(details["segment"])
+    family = dev.get("family") or details.get("family")
+    if any(r.get("family") == family for r in support.rows("datacentre_families")):
+        return "data-centre"
+    if dev.get("kind") == "tpu" and dev.get("bus") == "pci" and dev.get("vendor") == "google" \
+            and "edge" not in (dev.get("name") or "").lower():
+        return "data-centre"
+    name = dev.get("name") or ""
+    for row in support.rows("segments_by_name"):
+        if re.search(row.get("pattern") or "(?!)", name):
+            return row.get("segment")
+    if device_form(dev) == "embedded":
+        return "embedded"
+    return None
+
+
+def _rocm_support(dev: dict, lang: str):
+    details = dev.get("details") or {}
+    gfx = details.get("gfx_target")
+    if not gfx:
+        return None, _t("detail_unknown", lang, label="gfx target")
+    form = "apu" if dev.get("integrated") else "discrete"
+    rows = [r for r in support.rows("rocm_gfx_support") if r.get("gfx_target") == gfx]
+    if any(r.get("form") == form for r in rows):
+        return True, None
+    return False, _t("rocm_unsupported", lang, gfx=gfx,
+                     form=_t("form_apu" if form == "apu" else "form_discrete", lang))
+
+
+def _cuda_support(dev: dict, lang: str):
+    cc = (dev.get("details") or {}).get("compute_capability")
+    want = cuda_min_compute_capability()
+    ok = _at_least("compute_capability", cc, want)
+    if ok is None:
+        return None, _t("detail_unknown", lang, label=_t("cc", lang))
+    if ok:
+        return True, None
+    return False, _t("cuda_unsupported", lang, got=_cc_text(cc), want=_cc_text(want),
+                     cuda=_cuda_major() or "")
+
+
+def _oneapi_support(dev: dict, lang: str):
+    name = dev.get("name") or ""
+    if not name:
+        return None, _t("detail_unknown", lang, label="name")
+    if any(re.search(r.get("pattern") or "(?!)", name) for r in support.rows("intel_xpu_support")):
+        return True, None
+    return False, _t("xpu_unsupported", lang)
+
+
+_SUPPORT = {("gpu", "nvidia"): _cuda_support, ("gpu", "amd"): _rocm_support,
+            ("gpu", "intel"): _oneapi_support}
+
+
+def device_support(dev: dict, lang: str = "en"):
+    """(True|False|None, why) whether the vendor's current compute stack supports the device
+    (CUDA for NVIDIA GPUs, ROCm for AMD GPUs, oneAPI / PyTorch XPU for Intel GPUs); other kinds
+    have one stack per family and are judged by their readiness ladder."""
+    check = _SUPPORT.get((dev.get("kind"), str(dev.get("vendor") or "").lower()))
+    return check(dev, lang) if check else (True, None)
+
+
+# --------------------------------------------------------------------------- device filters
+
+_FILTERS: dict = {}
+
+
+def _filter(name: str):
+    def register(fn):
+        _FILTERS[name] = fn
+        return fn
+    return register
+
+
+@_filter("kind")
+def _f_kind(dev, want, lang):
+    kinds = _as_list(want)
+    if dev.get("kind") in kinds:
+        return True, None
+    return False, _t("kind_not", lang, got=dev.get("kind"), want=_list(kinds, lang, _KIND_NAMES))
+
+
+@_filter("vendor")
+def _f_vendor(dev, want, lang):
+    vendors = [str(v).lower() for v in _as_list(want)]
+    if str(dev.get("vendor") or "").lower() in vendors:
+        return True, None
+    return False, _t("vendor_not", lang, got=dev.get("vendor") or "?",
+                     want=_list([_vendor_word(v) for v in vendors], lang))
+
+
+@_filter("family")
+def _f_family(dev, want, lang):
+    family = dev.get("family") or (dev.get("details") or {}).get("family")
+    if family is None:
+        return None, _t("detail_unknown", lang, label="family")
+    return (True, None) if family in _as_list(want) else \
+        (False, _t("family_not", lang, got=family, want=_list(_as_list(want), lang)))
+
+
+@_filter("bus")
+def _f_bus(dev, want, lang):
+    buses = _as_list(want)
+    if dev.get("bus") in buses:
+        return True, None
+    return (None if dev.get("bus") is None else False), \
+        _t("bus_not", lang, got=dev.get("bus") or "?", want=_list(buses, lang))
+
+
+@_filter("integrated")
+def _f_integrated(dev, want, lang):
+    integrated = dev.get("integrated")
+    if integrated is None:
+        return None, None
+    if bool(integrated) == bool(want):
+        return True, None
+    return False, _t("integrated" if integrated else "discrete", lang)
+
+
+@_filter("form")
+def _f_form(dev, want, lang):
+    form = device_form(dev)
+    if form is None:
+        return None, _t("detail_unknown", lang, label="form")
+    if form in _as_list(want):
+        return True, None
+    return False, _t("form_not", lang, got=_t("form_" + form, lang),
+                     want=_list([_t("form_" + f, lang) for f in _as_list(want)], lang))
+
+
+@_filter("segment")
+def _f_segment(dev, want, lang):
+    seg = device_segment(dev)
+    if seg is None:
+        return None, _t("segment_unknown", lang)
+    if seg in _as_list(want):
+        return True, None
+    return False, _t("segment_not", lang, got=_t("seg_" + seg, lang),
+                     want=_list([_t("seg_" + s, lang) for s in _as_list(want)], lang))
+
+
+@_filter("readiness")
+def _f_readiness(dev, want, lang):
+    got = dev.get("readiness") or "unknown"
+    if got in _as_list(want):
+        return True, None
+    if got == "unknown":
+        return None, _t("readiness_unknown", lang)
+    return False, None      # the device line already shows "(runtime-missing: why)"
+
+
+@_filter("supported")
+def _f_supported(dev, want, lang):
+    ok, why = device_support(dev, lang)
+    if ok is None:
+        return None, why
+    return (True, None) if ok == bool(want) else (False, why)
+
+
+@_filter("min")
+def _f_min(dev, want, lang):
+    details = dev.get("details") or {}
+    results, why = [], []
+    for key, need in want.items():
         got = details.get(key)
-        ok = _at_least(key, got, want)
-        label = (_DETAIL_LABELS.get(key) or {}).get(lang) or key.replace("_", " ")
+        ok = _at_least(key, got, need)
+        label = _t("detail." + key, lang) if "advisor.rule.detail." + key in l10n.catalogue("en") \
+            else key.replace("_", " ")
+        results.append(ok)
         if ok is None:
-            results.append(None)
             why.append(_t("detail_unknown", lang, label=label))
         elif not ok:
-            results.append(False)
             if key == "compute_capability":
-                g, w = _cc_text(got), _cc_text(want)
+                g, w = _cc_text(got), _cc_text(need)
             elif key.endswith("_bytes"):
-                g, w = _gib(float(got)), _gib(float(want))
+                g, w = _gib(float(got)), _gib(float(need))
             else:
-                g, w = _num(got), _num(want)
+                g, w = _num(got), _num(need)
             why.append(_t("below", lang, label=label, got=g, want=w))
+    return _and3(results), "; ".join(why) or None
+
+
+@_filter("count_min")
+def _f_count(dev, want, lang):      # counted over the matching devices in _eval_device
+    return True, None
+
+
+DEVICE_FILTERS = tuple(_FILTERS)
+
+
+def _check_filters(flt) -> None:
+    if not isinstance(flt, dict):
+        raise KnowledgeRuleError(f"rule 'device' takes an object of filters, got {flt!r}")
+    for key in flt:
+        if key not in _FILTERS:
+            raise KnowledgeRuleError(
+                f"unknown device filter '{key}' (known: {', '.join(DEVICE_FILTERS)})")
+    mins = flt.get("min")
+    if mins is not None and (not isinstance(mins, dict)
+                             or not all(_is_num(v) for v in mins.values())):
+        raise KnowledgeRuleError(f"device filter 'min' takes {{detail: number}}, got {mins!r}")
+    n = flt.get("count_min")
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+        raise KnowledgeRuleError(f"device filter 'count_min' takes a whole number >= 1, got {n!r}")
+    for key in ("segment", "form", "family", "kind", "vendor", "bus", "readiness"):
+        if key in flt:
+            _one_or_many_arg(f"device.{key}", flt[key])
+
+
+def _device_match(dev: dict, flt: dict, lang: str) -> tuple[bool | None, list[str]]:
+    """Whether one device passes every filter; the failures (or unknowns) as short texts."""
+    results, why = [], []
+    for key, want in flt.items():
+        ok, text = _FILTERS[key](dev, want, lang)
+        results.append(ok)
+        if text and ok is not True:
+            why.append(text)
     return _and3(results), why
 
 
-def _group(devices: list[dict]) -> list[tuple[dict, int]]:
-    """Identical devices (same name, kind, details figures, readiness) counted once."""
+def _group(devices: list[dict]) -> list[tuple[dict, list[dict]]]:
+    """Identical devices (same name, kind, details figures, readiness) listed once, with
+    the members of each group."""
     out: list = []
     keys: dict = {}
     for dev in devices:
@@ -359,17 +510,17 @@ def _group(devices: list[dict]) -> list[tuple[dict, int]]:
                str(d.get("compute_capability")), d.get("memory_bytes"), d.get("gfx_target"),
                d.get("driver_version"))
         if key in keys:
-            out[keys[key]][1] += 1
+            out[keys[key]][1].append(dev)
         else:
             keys[key] = len(out)
-            out.append([dev, 1])
-    return [(d, n) for d, n in out]
+            out.append((dev, [dev]))
+    return out
 
 
 def _what(flt: dict, lang: str) -> str:
     kinds = _as_list(flt.get("kind"))
     vendors = [_vendor_word(v) for v in _as_list(flt.get("vendor"))]
-    noun = _list(kinds, lang, _KIND_NAMES) if kinds else ("加速设备" if lang == "zh" else "accelerator")
+    noun = _list(kinds, lang, _KIND_NAMES) if kinds else _t("accelerator_noun", lang)
     if vendors:
         return f"{_list(vendors, lang)} {noun}"
     return noun
@@ -402,25 +553,47 @@ def _merge_absent(facts: list, lang: str) -> list:
     return out
 
 
-def _eval_device(flt, report: dict, lang: str):
-    if not isinstance(flt, dict):
-        raise KnowledgeRuleError(f"rule 'device' takes an object of filters, got {flt!r}")
-    for key in flt:
-        if key not in DEVICE_FILTERS:
-            raise KnowledgeRuleError(
-                f"unknown device filter '{key}' (known: {', '.join(DEVICE_FILTERS)})")
-    mins = flt.get("min")
-    if mins is not None and (not isinstance(mins, dict)
-                             or not all(_is_num(v) for v in mins.values())):
-        raise KnowledgeRuleError(f"device filter 'min' takes {{detail: number}}, got {mins!r}")
+def _usable(dev: dict) -> bool:
+    return (dev.get("readiness") or "unknown") in ("ready", "unknown")
+
+
+def unusable_devices(facts) -> list[dict]:
+    """The devices a met device rule rests on when none of them is usable now (driver, node,
+    access or runtime missing): the route "needs setup", with these devices' own fixes.
+    Empty when one of them is ready (or its readiness is unknown)."""
+    devices = [d for f in facts if getattr(f, "tag", "") == "ok"
+               for d in ((getattr(f, "meta", None) or {}).get("devices") or [])]
+    if not devices or any(_usable(d) for d in devices):
+        return []
+    return devices
+
+
+def _device_fact(devs: list[dict], lang: str, rests_on: bool = True) -> list:
+    """One fact per group of identical devices; ``rests_on``: the rule's verdict rests on these
+    devices (their readiness decides "needs setup")."""
+    return [Fact(describe_device(d, lang, len(members)), "ok",
+                 {"devices": members} if rests_on else None) for d, members in _group(devs)]
+
+
+def _eval_device(flt, report: dict, lang: str, where: str = "rule"):
+    _check_filters(flt)
     devices = [d for d in (report.get("devices") or []) if isinstance(d, dict)]
     matched, unknown, missed = [], [], []
     for dev in devices:
         ok, why = _device_match(dev, flt, lang)
         (matched if ok else unknown if ok is None else missed).append((dev, why))
-    if matched:
-        return True, [Fact(describe_device(d, lang, n), "ok")
-                      for d, n in _group([d for d, _ in matched])]
+    need = flt.get("count_min") or 1
+    found = [d for d, _ in matched]
+    if len(found) >= need:
+        usable = [d for d in found if _usable(d)]
+        if len(usable) >= need:
+            return True, _device_fact(usable, lang) + _device_fact(
+                [d for d in found if not _usable(d)], lang, rests_on=False)
+        # the hardware is here, but fewer than `need` of them are usable now
+        return True, _device_fact([d for d in found if not _usable(d)], lang)
+    if found:
+        return False, [Fact(_t("count_low", lang, got=len(found), want=need,
+                               what=describe_device(found[0], lang, len(found))), "miss")]
     kinds = _as_list(flt.get("kind"))
     vendors = [str(v).lower() for v in _as_list(flt.get("vendor"))]
 
@@ -429,14 +602,20 @@ def _eval_device(flt, report: dict, lang: str):
             return False
         return not vendors or str(dev.get("vendor") or "").lower() in vendors
 
+    without_readiness = {k: v for k, v in flt.items() if k != "readiness"}
+
+    def setup(dev):  # only its readiness fails: a driver, node, access or runtime to set up
+        return "readiness" in flt and _device_match(dev, without_readiness, lang)[0] is True
+
     facts: list = []
     for group, tag in ((unknown, "unknown"), ([m for m in missed if near(m[0])], "miss")):
         seen: dict = {}
         for dev, why in group:
             text = f"{describe_device(dev, lang)}: {'; '.join(why)}" if why else describe_device(dev, lang)
-            seen[text] = seen.get(text, 0) + 1
-        for text, n in seen.items():
-            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag))
+            n, was_setup = seen.get(text, (0, False))
+            seen[text] = (n + 1, was_setup or setup(dev))
+        for text, (n, is_setup) in seen.items():
+            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag, setup=is_setup))
     if unknown:
         return None, facts
     if not facts:
@@ -446,7 +625,7 @@ def _eval_device(flt, report: dict, lang: str):
     return False, facts
 
 
-# --------------------------------------------------------------------------- the rest
+# --------------------------------------------------------------------------- helpers
 
 def resolve_path(report: dict, path: str):
     """Value at a dotted path ("benchmarks.gpu.0.triad_gbps"); None when any part is missing."""
@@ -490,9 +669,7 @@ _PKG_VARIANT = re.compile(
     r"silicon|training|nightly|headless)\b")
 
 
-def _find_package(packages: dict, name: str):
-    """(installed key, version) for a package or one of its build variants
-    (onnxruntime-gpu, tensorflow-cpu, cupy-cuda12x), else None."""
+def _find_in(packages: dict, name: str):
     want = _norm_pkg(name)
     norm = {_norm_pkg(k): (k, v) for k, v in (packages or {}).items()}
     if want in norm:
@@ -503,9 +680,30 @@ def _find_package(packages: dict, name: str):
     return None
 
 
+def environment_label(env: dict, lang: str = "en") -> str:
+    """"conda env 'ml'", "venv '.venv'", "pyenv 3.12.4", "pip --user", "system python3"."""
+    kind = env.get("kind") or "python"
+    key = kind if "advisor.rule.env." + kind in l10n.catalogue("en") else "python"
+    return _t("env." + key, lang, name=env.get("name") or env.get("path") or "?")
+
+
+def find_package(software: dict, name: str):
+    """(installed name, version, environment dict or None) for a package or one of its build
+    variants (onnxruntime-gpu, tensorflow-cpu, cupy-cuda12x) in any of the user's
+    environments (software.environments), else in software.packages; None when absent."""
+    for env in software.get("environments") or []:
+        if isinstance(env, dict):
+            hit = _find_in(env.get("packages") or {}, name)
+            if hit:
+                return hit[0], hit[1], env
+    hit = _find_in(software.get("packages") or {}, name)
+    return (hit[0], hit[1], None) if hit else None
+
+
 def _pkg_text(hit, lang: str) -> str:
-    name, version = hit
-    return re.sub(r"\s+", " ", _t("package_yes", lang, name=name, version=version or "")).strip()
+    name, version, env = hit
+    text = re.sub(r"\s+", " ", _t("package_yes", lang, name=name, version=version or "")).strip()
+    return _t("in_env", lang, what=text, env=environment_label(env, lang)) if env else text
 
 
 def _cpu_name(report: dict) -> str | None:
@@ -539,163 +737,261 @@ def _one_or_many_arg(op: str, arg) -> list[str]:
     return items
 
 
-def _eval(rule, report: dict, lang: str, where: str):
-    if not isinstance(rule, dict) or not rule:
-        raise KnowledgeRuleError(f"{where}: a rule must be a non-empty object, got {rule!r}")
-    keys = set(rule)
-    if "metric" in keys:
-        extra = keys - {"metric", "min"}
-        if extra:
-            raise KnowledgeRuleError(f"{where}: unknown rule key '{sorted(extra)[0]}' next to 'metric'")
-        return _eval_metric(rule, report, lang, where)
-    if len(keys) != 1:
-        unknown = sorted(k for k in keys if k not in OPERATORS)
-        if unknown:
-            raise KnowledgeRuleError(f"{where}: unknown rule key '{unknown[0]}'")
-        raise KnowledgeRuleError(
-            f"{where}: a rule has exactly one operator, got {', '.join(sorted(keys))}")
-    op, arg = next(iter(rule.items()))
-    if op not in OPERATORS:
-        raise KnowledgeRuleError(
-            f"{where}: unknown rule key '{op}' (known: {', '.join(OPERATORS)})")
+def _name_arg(op: str, arg, what: str = "a name") -> str:
+    if not isinstance(arg, str) or not arg:
+        raise KnowledgeRuleError(f"rule '{op}' takes {what}")
+    return arg
 
-    if op in ("all", "any"):
-        if not isinstance(arg, list) or not arg:
-            raise KnowledgeRuleError(f"{where}.{op}: must be a non-empty list of rules")
-        parts = [_eval(sub, report, lang, f"{where}.{op}[{i}]") for i, sub in enumerate(arg)]
-        values = [v for v, _ in parts]
-        value = _and3(values) if op == "all" else _or3(values)
-        return value, _combine(op, value, parts, lang)
-    if op == "not":
-        value, facts = _eval(arg, report, lang, f"{where}.not")
-        if value is None:
-            return None, facts
-        # what was present is now the reason the rule fails, and the other way round
-        flip = {"ok": "miss", "miss": "ok", "absent": "ok", "unknown": "unknown"}
-        return (not value), [Fact(str(f), flip.get(getattr(f, "tag", "ok"), "ok")) for f in facts]
-    if op == "device":
-        return _eval_device(arg, report, lang)
 
-    cpu = report.get("cpu") or {}
-    platform = report.get("platform") or {}
+def _list_arg(op: str, arg) -> list[str]:
+    if not isinstance(arg, list):
+        raise KnowledgeRuleError(f"rule '{op}' takes a list")
+    return _one_or_many_arg(op, arg)
+
+
+def _bool_arg(op: str, arg) -> bool:
+    if not isinstance(arg, bool):
+        raise KnowledgeRuleError(f"rule '{op}' takes true or false")
+    return arg
+
+
+def _number_arg(op: str, arg, what: str = "a number"):
+    if not _is_num(arg):
+        raise KnowledgeRuleError(f"rule '{op}' takes {what}")
+    return arg
+
+
+# --------------------------------------------------------------------------- operators
+
+_OPS: dict = {}
+
+
+def _op(name: str):
+    """Register the evaluator of one rule operator: fn(arg, report, lang) -> (value, facts)."""
+    def register(fn):
+        _OPS[name] = fn
+        return fn
+    return register
+
+
+@_op("device")
+def _o_device(arg, report, lang):
+    return _eval_device(arg, report, lang)
+
+
+@_op("cpu_feature")
+def _o_cpu_feature(arg, report, lang):
+    name = _name_arg("cpu_feature", arg, "a feature name")
+    feats = _cpu_featureset(report)
+    if feats is None:
+        return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
+    if name.lower() in feats:
+        return True, [Fact(_cpu_prefix(report, _t("cpu_feature_present", lang, name=name)))]
+    return False, [Fact(_cpu_prefix(report, _t("cpu_feature_absent", lang, name=name)), "miss")]
+
+
+@_op("cpu_features_any")
+def _o_cpu_features_any(arg, report, lang):
+    names = _list_arg("cpu_features_any", arg)
+    feats = _cpu_featureset(report)
+    if feats is None:
+        return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
+    present = [n for n in names if n.lower() in feats]
+    if present:
+        return True, [Fact(_cpu_prefix(report, _t("cpu_feature_present", lang,
+                                                  name=", ".join(present))))]
+    return False, [Fact(_cpu_prefix(report, _t("cpu_features_none", lang,
+                                               names=", ".join(names))), "miss")]
+
+
+@_op("cpu_simd")
+def _o_cpu_simd(arg, report, lang):
+    """SIMD that ML libraries use, for whatever architecture the CPU is (support.json
+    cpu_simd): true when a non-baseline extension is present."""
+    _bool_arg("cpu_simd", arg)
+    arch = (report.get("cpu") or {}).get("arch") or (report.get("platform") or {}).get("machine")
+    feats = _cpu_featureset(report)
+    if not arch or feats is None:
+        return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
+    rows = [r for r in support.rows("cpu_simd") if r.get("arch") == arch]
+    present = [r for r in rows if str(r.get("feature")).lower() in feats]
+    strong = list(dict.fromkeys(r["name"] for r in present if not r.get("basic")))
+    if strong:
+        value, text, tag = True, _t("simd_present", lang, names=", ".join(strong), arch=arch), "ok"
+    elif present:
+        value, tag = False, "miss"
+        text = _t("simd_basic", lang, names=", ".join(dict.fromkeys(r["name"] for r in present)),
+                  arch=arch)
+    elif rows:
+        value, tag = False, "miss"
+        text = _t("simd_none", lang, arch=arch,
+                  names=_list(list(dict.fromkeys(r["name"] for r in rows if not r.get("basic"))),
+                              lang))
+    else:
+        value, text, tag = False, _t("simd_unknown_arch", lang, arch=arch), "miss"
+    return (value == arg), [Fact(_cpu_prefix(report, text), tag if value == arg else "miss")]
+
+
+@_op("arch")
+def _o_arch(arg, report, lang):
+    want = _one_or_many_arg("arch", arg)
+    got = (report.get("cpu") or {}).get("arch") or (report.get("platform") or {}).get("machine")
+    if not got:
+        return None, [Fact(_t("arch_unknown", lang), "unknown")]
+    if got in want:
+        return True, [Fact(_t("arch_is", lang, got=got))]
+    return False, [Fact(_t("arch_not", lang, got=got, want=_list(want, lang)), "miss")]
+
+
+@_op("os")
+def _o_os(arg, report, lang):
+    want = _one_or_many_arg("os", arg)
+    got = (report.get("platform") or {}).get("os")
+    if not got:
+        return None, [Fact(_t("os_unknown", lang), "unknown")]
+    if got.lower() in [w.lower() for w in want]:
+        return True, [Fact(_t("os_is", lang, got=got))]
+    return False, [Fact(_t("os_not", lang, got=got, want=_list(want, lang)), "miss")]
+
+
+def _packages(names: list[str], report, lang, single: bool):
     software = report.get("software") or {}
+    hits = [h for h in (find_package(software, n) for n in names) if h]
+    if hits:
+        return True, [Fact(_pkg_text(h, lang)) for h in hits]
+    if software.get("packages_known") is False:
+        return None, [Fact(_t("packages_unknown", lang, names=", ".join(names)), "unknown",
+                           setup=True)]
+    text = _t("package_no", lang, name=names[0]) if single else \
+        _t("packages_none", lang, names=", ".join(names))
+    return False, [Fact(text, "absent", setup=True)]
 
-    if op == "cpu_feature":
-        if not isinstance(arg, str) or not arg:
-            raise KnowledgeRuleError(f"{where}: rule 'cpu_feature' takes a feature name")
-        feats = _cpu_featureset(report)
-        if feats is None:
-            return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
-        if arg.lower() in feats:
-            return True, [Fact(_cpu_prefix(report, _t("cpu_feature_present", lang, name=arg)))]
-        return False, [Fact(_cpu_prefix(report, _t("cpu_feature_absent", lang, name=arg)), "miss")]
-    if op == "cpu_features_any":
-        if not isinstance(arg, list):
-            raise KnowledgeRuleError(f"{where}: rule 'cpu_features_any' takes a list")
-        names = _one_or_many_arg(op, arg)
-        feats = _cpu_featureset(report)
-        if feats is None:
-            return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
-        present = [n for n in names if n.lower() in feats]
-        if present:
-            return True, [Fact(_cpu_prefix(report, _t("cpu_feature_present", lang,
-                                                      name=", ".join(present))))]
-        return False, [Fact(_cpu_prefix(report, _t("cpu_features_none", lang,
-                                                   names=", ".join(names))), "miss")]
-    if op == "arch":
-        want = _one_or_many_arg(op, arg)
-        got = cpu.get("arch") or platform.get("machine")
-        if not got:
-            return None, [Fact(_t("arch_unknown", lang), "unknown")]
-        if got in want:
-            return True, [Fact(_t("arch_is", lang, got=got))]
-        return False, [Fact(_t("arch_not", lang, got=got, want=_list(want, lang)), "miss")]
-    if op == "os":
-        want = _one_or_many_arg(op, arg)
-        got = platform.get("os")
-        if not got:
-            return None, [Fact(_t("os_unknown", lang), "unknown")]
-        if got.lower() in [w.lower() for w in want]:
-            return True, [Fact(_t("os_is", lang, got=got))]
-        return False, [Fact(_t("os_not", lang, got=got, want=_list(want, lang)), "miss")]
-    if op == "package":
-        if not isinstance(arg, str) or not arg:
-            raise KnowledgeRuleError(f"{where}: rule 'package' takes a package name")
-        hit = _find_package(software.get("packages") or {}, arg)
-        if hit:
-            return True, [Fact(_pkg_text(hit, lang))]
-        if software.get("packages_known") is False:
-            return None, [Fact(_t("packages_unknown", lang, names=arg), "unknown")]
-        return False, [Fact(_t("package_no", lang, name=arg), "absent")]
-    if op == "packages_any":
-        if not isinstance(arg, list):
-            raise KnowledgeRuleError(f"{where}: rule 'packages_any' takes a list of names")
-        names = _one_or_many_arg(op, arg)
-        pk = software.get("packages") or {}
-        hits = [h for h in (_find_package(pk, n) for n in names) if h]
+
+@_op("package")
+def _o_package(arg, report, lang):
+    return _packages([_name_arg("package", arg, "a package name")], report, lang, True)
+
+
+@_op("packages_any")
+def _o_packages_any(arg, report, lang):
+    return _packages(_list_arg("packages_any", arg), report, lang, False)
+
+
+def _toolkits(names: list[str], report, lang):
+    toolkits = (report.get("software") or {}).get("toolkits") or {}
+    hits = [n for n in names if n in toolkits]
+    if hits:
+        return True, [Fact(re.sub(r"\s+", " ", _t("toolkit_yes", lang, name=n,
+                                                  version=toolkits[n] or "")).strip())
+                      for n in hits]
+    return False, [Fact(_t("toolkit_no", lang, name=_list(names, lang)), "absent", setup=True)]
+
+
+@_op("toolkit")
+def _o_toolkit(arg, report, lang):
+    return _toolkits([_name_arg("toolkit", arg, "a toolkit name")], report, lang)
+
+
+@_op("toolkits_any")
+def _o_toolkits_any(arg, report, lang):
+    return _toolkits(_list_arg("toolkits_any", arg), report, lang)
+
+
+@_op("provider")
+def _o_provider(arg, report, lang):
+    name = _name_arg("provider", arg, "a provider name")
+    if name in ((report.get("software") or {}).get("providers") or []):
+        return True, [Fact(_t("provider_yes", lang, name=name))]
+    return False, [Fact(_t("provider_no", lang, name=name), "absent", setup=True)]
+
+
+@_op("npu_runtime")
+def _o_npu_runtime(arg, report, lang):
+    """Each NPU's vendor runtime (support.json npu_runtimes) is installed: a package in any
+    environment or a toolkit found. An NPU of a vendor with no known runtime is not met."""
+    _bool_arg("npu_runtime", arg)
+    software = report.get("software") or {}
+    toolkits = software.get("toolkits") or {}
+    table = {r.get("vendor"): r for r in support.rows("npu_runtimes")}
+    npus = [d for d in report.get("devices") or [] if isinstance(d, dict) and d.get("kind") == "npu"]
+    if not npus:
+        return False, [Fact(_t("no_kind", lang, what="NPU"), "absent",
+                            {"kinds": ("npu",), "vendors": ()})]
+    results, facts = [], []
+    for dev in npus:
+        label = device_label(dev)
+        row = table.get(str(dev.get("vendor") or "").lower())
+        if row is None:
+            results.append(False)
+            facts.append(Fact(_t("npu_runtime_unknown_vendor", lang, device=label,
+                                 vendor=dev.get("vendor") or "?"), "miss"))
+            continue
+        hits = [f"{h[0]} {h[1] or ''}".strip() + (f" ({environment_label(h[2], lang)})" if h[2] else "")
+                for h in (find_package(software, p) for p in row.get("packages") or []) if h]
+        hits += [re.sub(r"\s+", " ", f"{k} {toolkits[k] or ''}").strip()
+                 for k in row.get("toolkits") or [] if k in toolkits]
         if hits:
-            return True, [Fact(_pkg_text(h, lang)) for h in hits]
-        if software.get("packages_known") is False:
-            return None, [Fact(_t("packages_unknown", lang, names=", ".join(names)), "unknown")]
-        return False, [Fact(_t("packages_none", lang, names=", ".join(names)), "absent")]
-    if op == "toolkit":
-        if not isinstance(arg, str) or not arg:
-            raise KnowledgeRuleError(f"{where}: rule 'toolkit' takes a toolkit name")
-        toolkits = software.get("toolkits") or {}
-        if arg in toolkits:
-            version = toolkits[arg]
-            return True, [Fact(re.sub(r"\s+", " ", _t("toolkit_yes", lang, name=arg,
-                                                      version=version or "")).strip())]
-        return False, [Fact(_t("toolkit_no", lang, name=arg), "absent")]
-    if op == "provider":
-        if not isinstance(arg, str) or not arg:
-            raise KnowledgeRuleError(f"{where}: rule 'provider' takes a provider name")
-        providers = software.get("providers") or []
-        if arg in providers:
-            return True, [Fact(_t("provider_yes", lang, name=arg))]
-        return False, [Fact(_t("provider_no", lang, name=arg), "absent")]
-    if op == "memory_min_bytes":
-        if not _is_num(arg):
-            raise KnowledgeRuleError(f"{where}: rule 'memory_min_bytes' takes a number of bytes")
-        got = (report.get("memory") or {}).get("total_bytes")
-        if not _is_num(got):
-            return None, [Fact(_t("memory_unknown", lang), "unknown")]
-        if got >= arg:
-            return True, [Fact(_t("memory_ok", lang, got=_gib(got), want=_gib(arg)))]
-        return False, [Fact(_t("memory_low", lang, got=_gib(got), want=_gib(arg)), "miss")]
-    if op == "logical_cpus_min":
-        if not _is_num(arg):
-            raise KnowledgeRuleError(f"{where}: rule 'logical_cpus_min' takes a number")
-        got = cpu.get("logical_cpus")
-        if not _is_num(got):
-            return None, [Fact(_t("cpus_unknown", lang), "unknown")]
-        if got >= arg:
-            return True, [Fact(_t("cpus_ok", lang, got=got, want=arg))]
-        return False, [Fact(_t("cpus_low", lang, got=got, want=arg), "miss")]
-    if op == "cloud":
-        if not isinstance(arg, bool):
-            raise KnowledgeRuleError(f"{where}: rule 'cloud' takes true or false")
-        cloud = platform.get("cloud")
-        if cloud:
-            provider = cloud.get("provider") if isinstance(cloud, dict) else str(cloud)
-            itype = cloud.get("instance_type") if isinstance(cloud, dict) else None
-            fact = _t("cloud_yes", lang, provider=provider or "?",
-                      itype=f" ({itype})" if itype else "")
+            results.append(True)
+            facts.append(Fact(_t("npu_runtime_yes", lang, device=label, runtime=row["runtime"],
+                                 found=", ".join(hits))))
+        elif software.get("packages_known") is False and row.get("packages"):
+            results.append(None)
+            facts.append(Fact(_t("npu_runtime_unconfirmed", lang, device=label,
+                                 runtime=row["runtime"]), "unknown", setup=True))
         else:
-            fact = _t("cloud_no", lang)
-        value = bool(cloud) == arg
-        return value, [Fact(fact, "ok" if value else "miss")]
-    if op == "container":
-        if not isinstance(arg, bool):
-            raise KnowledgeRuleError(f"{where}: rule 'container' takes true or false")
-        container = platform.get("container")
-        fact = _t("container_yes", lang, name=container) if container else _t("container_no", lang)
-        value = bool(container) == arg
-        return value, [Fact(fact, "ok" if value else "miss")]
-    raise KnowledgeRuleError(f"{where}: unknown rule key '{op}'")  # pragma: no cover
+            results.append(False)
+            facts.append(Fact(_t("npu_runtime_no", lang, device=label, runtime=row["runtime"]),
+                              "miss", setup=True))
+    value = _or3(results)
+    return value, [f for f, v in zip(facts, results) if v is value] or facts
 
 
-def _eval_metric(rule: dict, report: dict, lang: str, where: str):
+@_op("memory_min_bytes")
+def _o_memory(arg, report, lang):
+    want = _number_arg("memory_min_bytes", arg, "a number of bytes")
+    got = (report.get("memory") or {}).get("total_bytes")
+    if not _is_num(got):
+        return None, [Fact(_t("memory_unknown", lang), "unknown")]
+    if got >= want:
+        return True, [Fact(_t("memory_ok", lang, got=_gib(got), want=_gib(want)))]
+    return False, [Fact(_t("memory_low", lang, got=_gib(got), want=_gib(want)), "miss")]
+
+
+@_op("logical_cpus_min")
+def _o_cpus(arg, report, lang):
+    want = _number_arg("logical_cpus_min", arg)
+    got = (report.get("cpu") or {}).get("logical_cpus")
+    if not _is_num(got):
+        return None, [Fact(_t("cpus_unknown", lang), "unknown")]
+    if got >= want:
+        return True, [Fact(_t("cpus_ok", lang, got=got, want=want))]
+    return False, [Fact(_t("cpus_low", lang, got=got, want=want), "miss")]
+
+
+@_op("cloud")
+def _o_cloud(arg, report, lang):
+    want = _bool_arg("cloud", arg)
+    cloud = (report.get("platform") or {}).get("cloud")
+    if cloud:
+        provider = cloud.get("provider") if isinstance(cloud, dict) else str(cloud)
+        itype = cloud.get("instance_type") if isinstance(cloud, dict) else None
+        fact = _t("cloud_yes", lang, provider=provider or "?", itype=f" ({itype})" if itype else "")
+    else:
+        fact = _t("cloud_no", lang)
+    value = bool(cloud) == want
+    return value, [Fact(fact, "ok" if value else "miss")]
+
+
+@_op("container")
+def _o_container(arg, report, lang):
+    want = _bool_arg("container", arg)
+    container = (report.get("platform") or {}).get("container")
+    fact = _t("container_yes", lang, name=container) if container else _t("container_no", lang)
+    value = bool(container) == want
+    return value, [Fact(fact, "ok" if value else "miss")]
+
+
+def _o_metric(rule: dict, report: dict, lang: str, where: str):
     path = rule.get("metric")
     if not isinstance(path, str) or not re.match(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$", path):
         raise KnowledgeRuleError(f"{where}: rule 'metric' takes a dotted report path, got {path!r}")
@@ -710,6 +1006,56 @@ def _eval_metric(rule: dict, report: dict, lang: str, where: str):
                               min=_with_unit(path, want)))]
     return False, [Fact(_t("metric_low", lang, path=path, value=_with_unit(path, got),
                            min=_with_unit(path, want)), "miss")]
+
+
+_FLIP = {"ok": "miss", "miss": "ok", "absent": "ok", "unknown": "unknown"}
+
+
+def _eval_logic(op: str, arg, report: dict, lang: str, where: str):
+    if op == "not":
+        value, facts = _eval(arg, report, lang, f"{where}.not")
+        if value is None:
+            return None, facts
+        # what was present is now the reason the rule fails, and the other way round
+        return (not value), [Fact(str(f), _FLIP.get(getattr(f, "tag", "ok"), "ok"))
+                             for f in facts]
+    if not isinstance(arg, list) or not arg:
+        raise KnowledgeRuleError(f"{where}.{op}: must be a non-empty list of rules")
+    parts = [_eval(sub, report, lang, f"{where}.{op}[{i}]") for i, sub in enumerate(arg)]
+    values = [v for v, _ in parts]
+    value = _and3(values) if op == "all" else _or3(values)
+    return value, _combine(op, value, parts, lang)
+
+
+OPERATORS = (*_OPS, "metric", "all", "any", "not")
+
+
+def _eval(rule, report: dict, lang: str, where: str):
+    if not isinstance(rule, dict) or not rule:
+        raise KnowledgeRuleError(f"{where}: a rule must be a non-empty object, got {rule!r}")
+    keys = set(rule)
+    if "metric" in keys:
+        extra = keys - {"metric", "min"}
+        if extra:
+            raise KnowledgeRuleError(f"{where}: unknown rule key '{sorted(extra)[0]}' next to 'metric'")
+        return _o_metric(rule, report, lang, where)
+    if len(keys) != 1:
+        unknown = sorted(k for k in keys if k not in OPERATORS)
+        if unknown:
+            raise KnowledgeRuleError(f"{where}: unknown rule key '{unknown[0]}'")
+        raise KnowledgeRuleError(
+            f"{where}: a rule has exactly one operator, got {', '.join(sorted(keys))}")
+    op, arg = next(iter(rule.items()))
+    if op in ("all", "any", "not"):
+        return _eval_logic(op, arg, report, lang, where)
+    fn = _OPS.get(op)
+    if fn is None:
+        raise KnowledgeRuleError(
+            f"{where}: unknown rule key '{op}' (known: {', '.join(OPERATORS)})")
+    try:
+        return fn(arg, report, lang)
+    except KnowledgeRuleError as exc:
+        raise KnowledgeRuleError(f"{where}: {exc}") from None
 
 
 def _combine(op: str, value, parts, lang: str) -> list:

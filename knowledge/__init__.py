@@ -45,6 +45,8 @@ RESOURCE_KINDS = ("docs", "course", "repo", "book", "paper", "video")
 DEVICE_KINDS = ("gpu", "npu", "tpu", "fpga", "dsp", "accelerator")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
 BUSES = ("pci", "usb", "platform")
+_DEVICE_CLASSES = {"segment": ("data-centre", "workstation", "consumer", "embedded"),
+                   "form": ("discrete", "integrated", "embedded", "virtual"), "family": None}
 
 # Patterns as strings: re compiles (and caches) each on first use, so loading the shipped
 # routes on the probe path does not pay for compiling the override checks.
@@ -480,9 +482,14 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
                 out.extend(_one_or_many(val, f"{w}.bus", BUSES))
             elif key == "vendor":
                 out.extend(_one_or_many(val, f"{w}.vendor", None))
-            elif key == "integrated":
+            elif key in ("integrated", "supported"):
                 if not isinstance(val, bool):
-                    out.append((f"{w}.integrated", "must be true or false"))
+                    out.append((f"{w}.{key}", "must be true or false"))
+            elif key in ("segment", "form", "family"):
+                out.extend(_one_or_many(val, f"{w}.{key}", _DEVICE_CLASSES.get(key)))
+            elif key == "count_min":
+                if not isinstance(val, int) or isinstance(val, bool) or val < 1:
+                    out.append((f"{w}.count_min", "must be an integer >= 1"))
             elif key == "min":
                 if not isinstance(val, dict) or not val:
                     out.append((f"{w}.min", "must be an object of detail minimums"))
@@ -495,7 +502,7 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
     elif op in ("cpu_feature", "package", "toolkit", "provider"):
         if not isinstance(arg, str) or not arg.strip():
             out.append((w, "must be a non-empty string"))
-    elif op in ("cpu_features_any", "packages_any"):
+    elif op in ("cpu_features_any", "packages_any", "toolkits_any"):
         if not isinstance(arg, list) or not arg or not all(isinstance(x, str) and x for x in arg):
             out.append((w, "must be a non-empty list of strings"))
     elif op in ("arch", "os"):
@@ -506,7 +513,7 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
     elif op == "logical_cpus_min":
         if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
             out.append((w, "must be an integer >= 1"))
-    elif op in ("cloud", "container"):
+    elif op in ("cloud", "container", "cpu_simd", "npu_runtime"):
         if not isinstance(arg, bool):
             out.append((w, "must be true or false"))
     else:

@@ -82,8 +82,10 @@ def _norm(name: str) -> str:
 # packages
 # ---------------------------------------------------------------------------------------
 
-def installed_packages(names=PACKAGES, path=None) -> dict[str, str]:
-    """{name: version} for the given distributions found on ``path`` (default sys.path)."""
+def installed_packages(names=PACKAGES, path=None, read_metadata: bool = True) -> dict[str, str]:
+    """{name: version} for the given distributions found on ``path`` (default sys.path).
+    ``read_metadata``: ask importlib.metadata for a version the folder name lacks (only for
+    this interpreter's own path)."""
     wanted = {_norm(n): n for n in names}
     found: dict[str, str] = {}
     for entry in (sys.path if path is None else path):
@@ -101,10 +103,162 @@ def installed_packages(names=PACKAGES, path=None) -> dict[str, str]:
                 continue
             key = _norm(dist)
             if key in wanted and wanted[key] not in found:
-                version = version or _metadata_version(wanted[key])
+                version = version or (_metadata_version(wanted[key]) if read_metadata else None) \
+                    or _egg_version(os.path.join(entry or ".", item))
                 if version:
                     found[wanted[key]] = version
     return dict(sorted(found.items()))
+
+
+# ---------------------------------------------------------------------------------------
+# the user's Python environments
+# ---------------------------------------------------------------------------------------
+
+#: What accelgui itself installs (pyproject dependencies): in an environment where accelgui is
+#: installed these are accelgui's, not the user's, and are not counted for the rules.
+ACCELGUI_DEPENDENCIES = frozenset({"numba", "llvmlite", "numpy", "nvidia-ml-py", "psutil",
+                                   "py-cpuinfo", "pyside6-essentials", "pyqtgraph",
+                                   "archspec", "platformdirs", "threadpoolctl"})
+CONDA_BASES = ("miniconda3", "anaconda3", "miniforge3", "mambaforge")
+VENV_FOLDERS = (".venvs", "venvs", ".virtualenvs")
+EXTRA_PYTHONS_VAR = "ACCELGUI_PYTHON"       # os.pathsep-separated interpreters (--python)
+_PY_DIR = re.compile(r"^python(3\.\d+)t?$")
+
+
+def _site_packages(ctx: ProbeContext, prefix: str) -> tuple[list[str], str | None]:
+    """(site-packages folders, Python version) of an environment prefix (relative to the root)."""
+    found, version = [], None
+    for lib in ("lib", "lib64"):
+        for name in ctx.listdir(f"{prefix}/{lib}"):
+            m = _PY_DIR.match(name)
+            if not m:
+                continue
+            for leaf in ("site-packages", "dist-packages"):
+                if ctx.is_dir(f"{prefix}/{lib}/{name}/{leaf}"):
+                    found.append(f"{prefix}/{lib}/{name}/{leaf}")
+                    version = version or m.group(1)
+    if ctx.is_dir(f"{prefix}/Lib/site-packages"):              # Windows layout
+        found.append(f"{prefix}/Lib/site-packages")
+    cfg = ctx.read_text(f"{prefix}/pyvenv.cfg") or ""
+    m = re.search(r"^\s*(?:version|version_info)\s*=\s*(\d+\.\d+(?:\.\d+)?)", cfg, re.M)
+    return found, (m.group(1) if m else version)
+
+
+def _rel(ctx: ProbeContext, path: str) -> str | None:
+    """A live absolute path as the ProbeContext-relative path, or None when it is empty."""
+    path = (path or "").strip()
+    return path.lstrip("/") or None if path else None
+
+
+def _homes(ctx: ProbeContext) -> list[str]:
+    """Home folders to look in: $HOME on the live system; under --sysroot every home of the
+    tree (/home/*, /root)."""
+    if ctx.live:
+        home = _rel(ctx, ctx.env.get("HOME") or os.path.expanduser("~"))
+        return [home] if home else []
+    return [f"home/{d}" for d in ctx.listdir("home")] + (["root"] if ctx.is_dir("root") else [])
+
+
+def _candidates(ctx: ProbeContext) -> list[tuple[str, str, str]]:
+    """(kind, name, prefix) of every environment to look at, in the order a person would name
+    them: the active ones first, then conda, venvs, pyenv, --python, pip --user, the system."""
+    out: list[tuple[str, str, str]] = []
+    if ctx.live:
+        for var, kind in (("VIRTUAL_ENV", "venv"), ("CONDA_PREFIX", "conda")):
+            prefix = _rel(ctx, ctx.env.get(var, ""))
+            if prefix:
+                out.append((kind, os.path.basename(prefix) or prefix, prefix))
+    homes = _homes(ctx)
+    conda_bases = [f"{h}/{b}" for h in homes for b in CONDA_BASES] + ["opt/conda"]
+    for base in conda_bases:
+        if ctx.is_dir(f"{base}/conda-meta") or ctx.is_dir(f"{base}/envs"):
+            out.append(("conda", "base", base))
+            out += [("conda", e, f"{base}/envs/{e}") for e in ctx.listdir(f"{base}/envs")]
+    for h in homes:
+        out += [("conda", e, f"{h}/.conda/envs/{e}") for e in ctx.listdir(f"{h}/.conda/envs")]
+        for folder in VENV_FOLDERS:
+            out += [("venv", e, f"{h}/{folder}/{e}") for e in ctx.listdir(f"{h}/{folder}")]
+        out += [("pyenv", v, f"{h}/.pyenv/versions/{v}") for v in ctx.listdir(f"{h}/.pyenv/versions")]
+    if ctx.live:
+        cwd = _rel(ctx, os.getcwd())
+        if cwd:
+            out.append(("venv", ".venv", f"{cwd}/.venv"))
+        for exe in filter(None, (ctx.env.get(EXTRA_PYTHONS_VAR) or "").split(os.pathsep)):
+            real = os.path.realpath(exe) if os.path.isfile(exe) else exe
+            prefix = os.path.dirname(os.path.dirname(real if os.path.isfile(exe) else exe))
+            if os.path.isdir(exe):                      # a prefix was given
+                prefix = exe
+            out.append(("python", exe, _rel(ctx, prefix) or ""))
+    return out
+
+
+def _user_sites(ctx: ProbeContext) -> list[tuple[str, str, str]]:
+    """pip --user folders (~/.local/lib/python3.X/site-packages)."""
+    out = []
+    for h in _homes(ctx):
+        for name in ctx.listdir(f"{h}/.local/lib"):
+            m = _PY_DIR.match(name)
+            if m and ctx.is_dir(f"{h}/.local/lib/{name}/site-packages"):
+                out.append((f"{h}/.local/lib/{name}/site-packages", m.group(1), f"{h}/.local"))
+    return out
+
+
+def environments(ctx: ProbeContext, names=PACKAGES) -> list[dict]:
+    """The Python environments a person has, each ``{name, path, kind, python_version,
+    packages, accelgui}`` (packages: {name: version} of the packages of interest, read from
+    dist-info folder names, never imported; ``accelgui``: accelgui itself is installed there,
+    so its own dependencies are left out of ``packages``). Paths are as on the machine
+    (absolute, also under --sysroot)."""
+    seen: set = set()
+    out: list[dict] = []
+    wanted = tuple(names) + ("accelgui",)
+
+    def add(kind, name, prefix, sites, version):
+        key = os.path.realpath(ctx.p(prefix)) if prefix else None
+        if not sites or key in seen:
+            return
+        seen.add(key)
+        pk = installed_packages(wanted, path=[ctx.p(s) for s in sites], read_metadata=False)
+        own = "accelgui" in pk
+        packages = {k: v for k, v in pk.items() if k != "accelgui"
+                    and not (own and _norm(k) in ACCELGUI_DEPENDENCIES)}
+        out.append({"name": name, "path": "/" + prefix, "kind": kind, "python_version": version,
+                    "packages": packages, "accelgui": own})
+
+    for kind, name, prefix in _candidates(ctx):
+        sites, version = _site_packages(ctx, prefix)
+        add(kind, name, prefix, sites, version)
+    for site, version, _prefix in _user_sites(ctx):
+        add("user", f"python{version}", site, [site], version)
+    system = [s for s in _site_dirs(ctx) if not s.startswith("opt/conda")]
+    if system:
+        m = next((_PY_DIR.match(part) for s in system for part in s.split("/") if _PY_DIR.match(part)), None)
+        add("system", "python3", "usr", system, m.group(1) if m else None)
+    return out
+
+
+def _union(envs: list[dict]) -> dict[str, str]:
+    """software.packages: every package of interest found in any environment (first wins)."""
+    found: dict[str, str] = {}
+    for env in envs:
+        for name, version in env["packages"].items():
+            found.setdefault(name, version)
+    return dict(sorted(found.items()))
+
+
+def _egg_version(folder: str) -> str | None:
+    """Version from an egg-info / dist-info folder's PKG-INFO or METADATA (no import)."""
+    for leaf in ("PKG-INFO", "METADATA"):
+        try:
+            with open(os.path.join(folder, leaf), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip() or None
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    return None
 
 
 def _metadata_version(name: str) -> str | None:
@@ -441,14 +595,85 @@ def providers(packages: dict, budget_s: float = 3.5) -> tuple[list[str], list[st
 
 def probe(ctx: ProbeContext) -> dict:
     kits, libs_recorded = toolkits(ctx)
-    software = {"packages": {}, "toolkits": kits, "providers": [], "compilers": {},
-                "packages_known": ctx.live}
+    envs = environments(ctx)
+    software = {"packages": _union(envs), "toolkits": kits, "providers": [], "compilers": {},
+                "packages_known": ctx.live, "environments": envs}
     meta = {"live": ctx.live, "libs_recorded": libs_recorded, "packages_known": ctx.live}
     if ctx.live:
-        software["packages"] = installed_packages()
         software["compilers"] = compilers(ctx, kits)
         if ctx.deep:
             found, notes = providers(software["packages"])
+            found += [p for p in confirm_environments(envs) if p not in found]
             software["providers"] = found
             meta["provider_notes"] = notes
     return {"software": software, "software_meta": meta}
+
+
+# ---------------------------------------------------------------------------------------
+# --deep: confirm back ends with each environment's own interpreter
+# ---------------------------------------------------------------------------------------
+
+_CONFIRM = r"""
+import json
+out = []
+try:
+    import torch
+    if torch.cuda.is_available():
+        out.append("torch:rocm" if getattr(torch.version, "hip", None) else "torch:cuda")
+    if hasattr(torch, "xpu") and torch.xpu.is_available():
+        out.append("torch:xpu")
+except Exception:
+    pass
+try:
+    import onnxruntime
+    out += ["onnxruntime-listed:" + p for p in onnxruntime.get_available_providers()]
+except Exception:
+    pass
+try:
+    import openvino
+    out += ["openvino:" + d for d in openvino.Core().available_devices]
+except Exception:
+    pass
+try:
+    import jax
+    out += sorted({"jax:" + d.platform for d in jax.devices()})
+except Exception:
+    pass
+print(json.dumps(out))
+"""
+_BACKENDS = ("torch", "onnxruntime", "onnxruntime-gpu", "openvino", "jax")
+
+
+def _interpreter(env: dict) -> str | None:
+    for rel in ("bin/python3", "bin/python", "python.exe"):
+        exe = os.path.join(env["path"], rel)
+        if os.path.isfile(exe) and os.access(exe, os.X_OK):
+            return exe
+    return None
+
+
+def confirm_environments(envs: list[dict], timeout_s: float = 20.0) -> list[str]:
+    """Back ends each environment's own interpreter can use (``--deep``): a child process
+    per environment that has torch, ONNX Runtime, OpenVINO or JAX, with a timeout. Entries
+    read "torch:cuda@conda env 'ml'". Listed ONNX Runtime providers are not confirmed here."""
+    import subprocess
+
+    out: list[str] = []
+    for env in envs:
+        if env.get("accelgui") or not any(p in env["packages"] for p in _BACKENDS):
+            continue
+        exe = _interpreter(env)
+        if exe is None:
+            continue
+        try:
+            res = subprocess.run([exe, "-c", _CONFIRM], capture_output=True, text=True,
+                                 timeout=timeout_s, stdin=subprocess.DEVNULL)
+            found = json.loads(res.stdout.strip().splitlines()[-1]) if res.stdout.strip() else []
+        except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+            continue
+        env["backends"] = [f for f in found if isinstance(f, str) and
+                           not f.startswith("onnxruntime-listed:")]
+        env["providers_listed"] = [f.split(":", 1)[1] for f in found if isinstance(f, str)
+                                   and f.startswith("onnxruntime-listed:")]
+        out += [f"{b}@{env['kind']}:{env['name']}" for b in env["backends"]]
+    return out

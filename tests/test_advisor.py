@@ -198,7 +198,8 @@ def test_partial_when_a_recommended_requirement_is_missing():
     assert gpu.status == "partial"
     assert [b["requirement"] for b in gpu.blocking] == ["gpu.torch"]
     b = gpu.blocking[0]
-    assert b["state"] == "unmet" and b["fallback"] == "cloud"
+    assert b["state"] == "setup" and b["fallback"] == "cloud"       # a package to install
+    assert gpu.verdict == "needs-setup"
     assert b["label"] == "label of gpu.torch" and b["fix"] == "do the fix. Then more."
     assert any("package torch not installed" in r for r in gpu.reasons)
 
@@ -218,21 +219,24 @@ def test_ready_reasons_name_the_device():
     assert gpu.blocking == []
 
 
-def test_unknown_required_is_partial_and_says_so():
+def test_unknown_required_qualifies_the_verdict_and_names_the_fact():
     a = by_id(advisor.assess(cpu_vm(), TOY))["bench"]
-    assert a.status == "partial"        # not confirmed, but not known to be missing either
+    assert a.status == "ready"          # nothing known to be missing: not lowered ...
+    assert a.qualifier.startswith("not confirmed: ")   # ... but qualified, naming the fact
+    assert "benchmarks.cpu.stream.triad_gbps" in a.qualifier
+    assert a.unconfirmed and a.qualifier_msg["zh"].startswith("未确认")
     assert a.blocking[0]["state"] == "unknown"
     assert "run --bench" in a.reasons[0] and "unknown" in a.reasons[0]
     measured = cpu_vm(benchmarks={"cpu": {"stream": {"triad_gbps": 42.0}}})
     assert by_id(advisor.assess(measured, TOY))["bench"].status == "ready"
 
 
-def test_unknown_without_fallback_is_partial_not_unavailable():
+def test_unknown_without_fallback_is_not_confirmed_not_unavailable():
     kb = KB([route("c", [req("c.cpu", {"arch": ["x86_64"]}, fallback="none")], [step("c.a")])])
     assert advisor.assess(cpu_vm(), kb)[0].status == "ready"
     blind = cpu_vm().replace(cpu=Cpu(), platform=Platform())      # probes could not read the CPU
     a = advisor.assess(blind, kb)[0]
-    assert a.status == "partial"
+    assert a.status == "ready" and "CPU architecture unknown" in a.qualifier
     assert a.blocking[0]["state"] == "unknown"
     riscv = cpu_vm().replace(cpu=Cpu(arch="riscv64"))
     assert advisor.assess(riscv, kb)[0].status == "unavailable"
@@ -248,7 +252,8 @@ def test_language_of_titles_and_blocking():
 def test_broken_rule_does_not_crash_the_report():
     kb = KB([route("bad", [req("bad.x", {"gpu_present": True})], [step("bad.s")])])
     a = advisor.assess(cpu_vm(), kb)[0]
-    assert a.status == "partial"        # cannot be evaluated: neither confirmed nor ruled out
+    assert a.status == "ready"          # cannot be evaluated: neither confirmed nor ruled out
+    assert "gpu_present" in a.qualifier
     assert "gpu_present" in a.blocking[0]["error"]
     assert "gpu_present" in a.reasons[0]
 

@@ -219,15 +219,24 @@ def test_pyproject_ships_the_knowledge_files():
 # --------------------------------------------------------------------------- expert statuses
 
 def _status(route: dict, report: dict) -> str:
-    """Route status from its requirements, as SPEC.md defines it (independent of advisor.py)."""
-    unmet_required, unmet_recommended = [], []
+    """Route status from its requirements, as the README's "How the advisor decides" defines
+    it (independent of advisor.py): hardware missing -> remote/unavailable; the hardware here
+    but not usable now, or something to install -> partial ("needs setup"); other hardware
+    that only optional steps need (a recommended device) leaves the verdict alone."""
+    missing, setup = [], False
     for req in route["requirements"]:
-        value, _ = rules.evaluate(req["rule"], report)
-        if value is not True:
-            (unmet_required if req["level"] == "required" else unmet_recommended).append(req)
-    if unmet_required:
-        return "unavailable" if any(r["fallback"] == "none" for r in unmet_required) else "remote"
-    return "partial" if unmet_recommended else "ready"
+        value, facts = rules.evaluate(req["rule"], report)
+        required = req["level"] == "required"
+        if value is True:
+            setup = setup or (required and bool(rules.unusable_devices(facts)))
+        elif value is False:
+            installable = any(getattr(f, "setup", False) for f in facts)
+            if required and not installable:
+                missing.append(req)
+            setup = setup or installable
+    if missing:
+        return "unavailable" if any(r["fallback"] == "none" for r in missing) else "remote"
+    return "partial" if setup else "ready"
 
 
 def _report(arch="x86_64", features=("avx2", "fma"), cpus=8, mem_gib=16, devices=(),
@@ -251,11 +260,11 @@ OFFICE_PC = _report(devices=[_dev("gpu", "intel", integrated=True)])
 MACHINES = {
     "office-pc": (OFFICE_PC, {"cpu": "ready", "gpu": "remote", "tpu": "remote",
                               "fpga": "remote", "asic": "ready", "edge": "remote",
-                              "cloud": "partial"}),
+                              "cloud": "ready"}),
     "rtx4090": (_report(devices=[_dev("gpu", "nvidia", compute_capability=8.9)],
                         packages={"numpy": "2", "torch": "2.9"}), {"gpu": "ready"}),
     "gtx1080-pascal": (_report(devices=[_dev("gpu", "nvidia", compute_capability=6.1)],
-                               packages={"numpy": "2", "torch": "2.7"}), {"gpu": "partial"}),
+                               packages={"numpy": "2", "torch": "2.7"}), {"gpu": "ready"}),
     "k80-kepler": (_report(devices=[_dev("gpu", "nvidia", compute_capability=3.7)]),
                    {"gpu": "remote"}),
     "mi300x-no-driver": (_report(devices=[_dev("gpu", "amd", readiness="driver-missing",
@@ -278,7 +287,7 @@ MACHINES = {
                     {"edge": "ready", "gpu": "ready"}),
     "alveo-server": (_report(mem_gib=64, devices=[_dev("fpga", "xilinx")]), {"fpga": "ready"}),
     "small-vm": (_report(cpus=2, mem_gib=3.8, features=("sse4_2",)),
-                 {"cpu": "partial", "asic": "partial", "cloud": "partial"}),
+                 {"cpu": "ready", "asic": "ready", "cloud": "ready"}),
 }
 
 

@@ -1,6 +1,5 @@
 """The software probe: packages without importing them, toolkits from files, back ends."""
 
-import os
 import stat
 import sys
 import types
@@ -196,11 +195,113 @@ def test_default_probe_confirms_no_back_ends(monkeypatch):
     assert "providers" in asked
 
 
-def test_live_probe_lists_this_environments_packages():
-    fragment = software.probe(ProbeContext(root="/"))
-    packages = fragment["software"]["packages"]
-    from importlib import metadata
+def test_live_probe_does_not_present_accelguis_own_dependencies_as_the_users(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    fragment = software.probe(ProbeContext(root="/", env={"HOME": str(home), "PATH": ""}))
+    sw = fragment["software"]
+    own = [e for e in sw["environments"] if e.get("accelgui")]
+    for env in own:
+        assert not set(env["packages"]) & software.ACCELGUI_DEPENDENCIES
+    assert all(isinstance(v, str) and v for v in sw["packages"].values())
 
-    assert packages.get("numpy") == metadata.version("numpy")
-    assert all(isinstance(v, str) and v for v in packages.values())
-    assert os.path.sep not in "".join(packages)
+
+# --------------------------------------------------------------------------- environments
+
+def _env(prefix: Path, packages: dict, py="3.12", cfg=False):
+    site = prefix / "lib" / f"python{py}" / "site-packages"
+    site.mkdir(parents=True)
+    for name, version in packages.items():
+        (site / f"{name.replace('-', '_')}-{version}.dist-info").mkdir()
+    if cfg:
+        (prefix / "pyvenv.cfg").write_text(f"home = /usr/bin\nversion = {py}.4\n")
+    return prefix
+
+
+def _fresh_home(home: Path):
+    _env(home / "miniconda3", {"numpy": "2.1.0"}).joinpath("conda-meta").mkdir()
+    _env(home / "miniconda3" / "envs" / "ml", {"torch": "2.5.1", "numpy": "1.26.4"})
+    _env(home / ".conda" / "envs" / "jaxenv", {"jax": "0.4.35", "jaxlib": "0.4.35"})
+    _env(home / ".virtualenvs" / "ov", {"openvino": "2025.3.0"}, cfg=True)
+    _env(home / ".venvs" / "serve", {"vllm": "0.11.0"}, py="3.11")
+    _env(home / ".pyenv" / "versions" / "3.11.9", {"onnxruntime": "1.20.1"}, py="3.11")
+    user = home / ".local" / "lib" / "python3.12" / "site-packages"
+    user.mkdir(parents=True)
+    (user / "cupy_cuda12x-13.3.0.dist-info").mkdir()
+
+
+def test_environments_of_a_fresh_home_are_found_with_versions(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    _fresh_home(home)
+    active = _env(tmp_path / "proj" / ".venv", {"tensorflow": "2.18.0"}, cfg=True)
+    monkeypatch.chdir(tmp_path)
+    ctx = ProbeContext(root="/", env={"HOME": str(home), "VIRTUAL_ENV": str(active), "PATH": ""})
+    envs = {(e["kind"], e["name"]): e for e in software.environments(ctx)}
+    assert envs[("venv", ".venv")]["packages"] == {"tensorflow": "2.18.0"}
+    assert envs[("venv", ".venv")]["python_version"] == "3.12.4"          # from pyvenv.cfg
+    assert envs[("conda", "ml")]["packages"] == {"numpy": "1.26.4", "torch": "2.5.1"}
+    assert envs[("conda", "ml")]["path"] == str(home / "miniconda3" / "envs" / "ml")
+    assert envs[("conda", "base")]["packages"] == {"numpy": "2.1.0"}
+    assert envs[("conda", "jaxenv")]["packages"]["jax"] == "0.4.35"
+    assert envs[("venv", "ov")]["packages"] == {"openvino": "2025.3.0"}
+    assert envs[("venv", "serve")]["python_version"] == "3.11"
+    assert envs[("pyenv", "3.11.9")]["packages"] == {"onnxruntime": "1.20.1"}
+    assert envs[("user", "python3.12")]["packages"] == {"cupy-cuda12x": "13.3.0"}
+    assert list(envs)[0] == ("venv", ".venv")                               # the active one first
+    union = software._union(list(envs.values()))
+    assert union["torch"] == "2.5.1" and union["tensorflow"] == "2.18.0"
+
+
+def test_environments_inside_a_sysroot_tree(tmp_path):
+    _fresh_home(tmp_path / "home" / "ana")
+    _env(tmp_path / "root" / "miniforge3", {"torch-npu": "2.1.0"}).joinpath("conda-meta").mkdir()
+    _env(tmp_path / "opt" / "conda", {"deepspeed": "0.15.0"}).joinpath("conda-meta").mkdir()
+    fragment = software.probe(ProbeContext(root=str(tmp_path)))
+    envs = fragment["software"]["environments"]
+    paths = {e["path"]: e for e in envs}
+    assert "/home/ana/miniconda3/envs/ml" in paths                      # paths as on that machine
+    assert paths["/root/miniforge3"]["packages"] == {"torch-npu": "2.1.0"}
+    assert paths["/opt/conda"]["packages"] == {"deepspeed": "0.15.0"}
+    assert fragment["software"]["packages"]["torch"] == "2.5.1"
+
+
+def test_accelguis_own_environment_does_not_count_its_dependencies(tmp_path, monkeypatch):
+    env = _env(tmp_path / "app", {"accelgui": "0.2.0", "numba": "0.61.0", "numpy": "2.2.0",
+                                  "torch": "2.6.0"})
+    monkeypatch.chdir(tmp_path)
+    ctx = ProbeContext(root="/", env={"HOME": str(tmp_path / "nohome"), "VIRTUAL_ENV": str(env)})
+    (found,) = [e for e in software.environments(ctx) if e["path"] == str(env)]
+    assert found["accelgui"] is True and found["packages"] == {"torch": "2.6.0"}
+
+
+def test_python_option_adds_an_interpreter(tmp_path, monkeypatch):
+    prefix = _env(tmp_path / "custom", {"jax": "0.5.0"})
+    (prefix / "bin").mkdir()
+    exe = prefix / "bin" / "python3"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    ctx = ProbeContext(root="/", env={"HOME": str(tmp_path / "h"),
+                                      software.EXTRA_PYTHONS_VAR: str(exe)})
+    (found,) = [e for e in software.environments(ctx) if e["kind"] == "python"]
+    assert found["packages"] == {"jax": "0.5.0"} and found["path"] == str(prefix)
+
+
+def test_deep_confirms_back_ends_with_each_environments_interpreter(tmp_path):
+    prefix = _env(tmp_path / "ml", {"torch": "2.5.1"})
+    (prefix / "bin").mkdir()
+    exe = prefix / "bin" / "python3"                 # a stand-in interpreter for the child
+    exe.write_text("#!/bin/sh\necho '[\"torch:cuda\", \"onnxruntime-listed:CPUExecutionProvider\"]'\n")
+    exe.chmod(0o755)
+    envs = [{"name": "ml", "kind": "conda", "path": str(prefix), "packages": {"torch": "2.5.1"}},
+            {"name": "np", "kind": "venv", "path": str(tmp_path / "none"), "packages": {"numpy": "2"}}]
+    assert software.confirm_environments(envs) == ["torch:cuda@conda:ml"]
+    assert envs[0]["backends"] == ["torch:cuda"]
+    assert envs[0]["providers_listed"] == ["CPUExecutionProvider"]
+    assert "backends" not in envs[1]
+    slow = tmp_path / "slow" / "bin"
+    slow.mkdir(parents=True)
+    (slow / "python3").write_text("#!/bin/sh\nsleep 5\n")
+    (slow / "python3").chmod(0o755)
+    hung = [{"name": "s", "kind": "venv", "path": str(slow.parent), "packages": {"jax": "1"}}]
+    assert software.confirm_environments(hung, timeout_s=0.5) == []     # a child that hangs is cut off

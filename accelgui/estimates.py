@@ -1,0 +1,463 @@
+"""What this machine can run: LLM inference and fine-tuning memory and speed, per device.
+
+Labelled estimates (formulas in ../shared KNOWLEDGE.md, "What can this machine run"), citing the
+figure each one uses. Pure functions of the report; split out of :mod:`accelgui.advisor`, which
+re-exports the public names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from accelgui import l10n, rules
+
+__all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "MODEL_SIZES", "QUANTS", "llm_row",
+           "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
+           "FORMULAS", "FINETUNE_METHODS"]
+
+def _as_dict(report) -> dict:
+    if hasattr(report, "to_dict"):
+        return report.to_dict()
+    return dict(report or {})
+
+
+CONTEXT_TOKENS = 4096
+KV_BYTES_PER_ELEMENT = 2            # fp16 KV cache
+EFFICIENCY = 0.55                   # achieved share of bandwidth during decode
+EFFICIENCY_RANGE = (0.5, 0.6)
+DEVICE_OVERHEAD = 0.10              # runtime, CUDA context, fragmentation
+CPU_FALLBACK_SHARE = 0.8            # of total memory, when "available" is unknown
+
+QUANTS = (("FP16", 16.0), ("Q8_0", 8.5), ("Q4_K_M", 4.8))
+
+#: Representative dense decoder-only models (grouped-query attention, Llama-like).
+MODEL_SIZES = (
+    {"size": "1B", "params_b": 1, "layers": 16, "kv_heads": 8, "head_dim": 64,
+     "like": "Llama 3.2 1B"},
+    {"size": "3B", "params_b": 3, "layers": 28, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.2 3B"},
+    {"size": "7B/8B", "params_b": 8, "layers": 32, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.1 8B"},
+    {"size": "13B/14B", "params_b": 14, "layers": 48, "kv_heads": 8, "head_dim": 128,
+     "like": "Qwen2.5 14B"},
+    {"size": "32B/34B", "params_b": 32, "layers": 64, "kv_heads": 8, "head_dim": 128,
+     "like": "Qwen2.5 32B"},
+    {"size": "70B", "params_b": 70, "layers": 80, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.1 70B"},
+    {"size": "405B", "params_b": 405, "layers": 126, "kv_heads": 8, "head_dim": 128,
+     "like": "Llama 3.1 405B"},
+)
+
+#: Every human-readable string of :func:`estimates`, as (English, Chinese) templates read from
+#: the ``advisor`` message catalogue (ids ``advisor.est.<key>``); the numbers, keys and report
+#: references inside them are the same in both languages.
+ESTIMATE_TEXTS: dict[str, tuple[str, str]] = {
+    id_[len("advisor.est."):]: (text, l10n.catalogue("zh").get(id_, text))
+    for id_, text in l10n.catalogue("en").items() if id_.startswith("advisor.est.")}
+
+
+def _t(key: str, lang: str = "en", **fmt) -> str:
+    """The estimate text ``key`` in ``lang`` ("zh", "zh_CN": Chinese; else English)."""
+    pair = ESTIMATE_TEXTS[key]
+    text = pair[1] if str(lang or "").lower().startswith("zh") else pair[0]
+    return text.format(**fmt) if fmt else text
+
+
+#: Bytes of memory per parameter for fine-tuning, before activations:
+#: (English name, bytes per parameter, English basis, text key).
+FINETUNE_METHODS = tuple(
+    (ESTIMATE_TEXTS[key][0], per_param, ESTIMATE_TEXTS[key + "_basis"][0], key)
+    for key, per_param in (("ft_full", 16.0), ("ft_lora", 2.16), ("ft_qlora", 0.72)))
+
+_FORMULA_KEYS = ("weights_bytes", "kv_cache_bytes", "fits", "memory_available",
+                 "decode_tokens_per_s", "prefill_tokens_per_s", "finetune_bytes")
+
+
+def _formulas(lang: str = "en") -> dict:
+    fmt = {"decode_tokens_per_s": {"eff": EFFICIENCY, "lo": EFFICIENCY_RANGE[0],
+                                   "hi": EFFICIENCY_RANGE[1]}}
+    return {k: _t("f_" + k, lang, **fmt.get(k, {})) for k in _FORMULA_KEYS}
+
+
+FORMULAS = _formulas("en")
+
+
+def weights_bytes(params_b: float, bits_per_weight: float) -> int:
+    return int(round(params_b * 1e9 * bits_per_weight / 8))
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int,
+                   context: int = CONTEXT_TOKENS, bytes_per_element: int = KV_BYTES_PER_ELEMENT) -> int:
+    return 2 * layers * kv_heads * head_dim * context * bytes_per_element
+
+
+def decode_tokens_per_s(bandwidth_gbps, weights: float, efficiency: float = EFFICIENCY):
+    if not bandwidth_gbps or not weights:
+        return None
+    return bandwidth_gbps * 1e9 / weights * efficiency
+
+
+def prefill_tokens_per_s(flops_gflops, params_b: float):
+    if not flops_gflops or not params_b:
+        return None
+    return flops_gflops * 1e9 / (2 * params_b * 1e9)
+
+
+def _r(x, nd=1):
+    return None if x is None else round(x, nd)
+
+
+def llm_row(model: dict, quant: str, bits: float, bandwidth_gbps, flops_gflops,
+            budget_bytes) -> dict:
+    """One (model size, quantisation) estimate for a memory of ``budget_bytes``."""
+    w = weights_bytes(model["params_b"], bits)
+    kv = kv_cache_bytes(model["layers"], model["kv_heads"], model["head_dim"])
+    fits = None if budget_bytes is None else (w + kv) <= budget_bytes
+    run = fits is not False
+    dec = decode_tokens_per_s(bandwidth_gbps, w) if run else None
+    lo = decode_tokens_per_s(bandwidth_gbps, w, EFFICIENCY_RANGE[0]) if run else None
+    hi = decode_tokens_per_s(bandwidth_gbps, w, EFFICIENCY_RANGE[1]) if run else None
+    pre = prefill_tokens_per_s(flops_gflops, model["params_b"]) if run else None
+    return {
+        "size": model["size"], "params_b": model["params_b"], "quant": quant,
+        "bits_per_weight": bits, "weights_bytes": w, "kv_cache_bytes": kv,
+        "context_tokens": CONTEXT_TOKENS, "total_bytes": w + kv, "fits": fits,
+        "decode_tokens_per_s": _r(dec),
+        "decode_tokens_per_s_range": [_r(lo), _r(hi)] if dec is not None else None,
+        "prefill_tokens_per_s": _r(pre),
+    }
+
+
+def _finetune_rows(budget_bytes, sharded: bool = False, lang: str = "en") -> list[dict]:
+    rows = []
+    for model in MODEL_SIZES:
+        for _, per_param, _, key in FINETUNE_METHODS:
+            b = int(round(model["params_b"] * 1e9 * per_param))
+            rows.append({"size": model["size"], "params_b": model["params_b"],
+                         "method": _t(key, lang) + (_t("ft_sharded", lang) if sharded else ""),
+                         "bytes_per_param": per_param, "bytes": b,
+                         "basis": _t(key + "_basis", lang),
+                         "fits": None if budget_bytes is None else b <= budget_bytes})
+    return rows
+
+
+def _num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
+def _gpu_index(dev: dict, ordinal: int) -> int:
+    d = dev.get("details") or {}
+    for key in ("index", "cuda_index", "nvml_index"):
+        v = d.get(key)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+    return ordinal
+
+
+def _norm_bus(addr) -> str | None:
+    """"00000000:18:00.0" / "0000:18:00.0" -> "0:18:00.0" (domain without leading zeros)."""
+    if not isinstance(addr, str) or addr.count(":") != 2:
+        return None
+    dom, rest = addr.lower().split(":", 1)
+    return f"{dom.lstrip('0') or '0'}:{rest}"
+
+
+def _bench_gpu(benchmarks: dict, index: int, dev: dict):
+    """(key, benchmarks.gpu entry) measured on this device, or (None, None).
+
+    Matched by PCI bus id when the benchmark recorded one (CUDA may number devices
+    differently from the PCI order), else by index with a name check, so that figures of
+    one card are never credited to another."""
+    gpu = (benchmarks or {}).get("gpu")
+    if isinstance(gpu, list):
+        items = [(str(i), e) for i, e in enumerate(gpu)]
+    elif isinstance(gpu, dict):
+        items = [(str(k), e) for k, e in gpu.items()]
+    else:
+        return None, None
+    items = [(k, e) for k, e in items if isinstance(e, dict) and not e.get("error")]
+    bus = _norm_bus(dev.get("address"))
+    if bus:
+        for k, e in items:
+            if _norm_bus(e.get("pci_bus_id")) == bus:
+                return k, e
+    for k, e in items:
+        if k != str(index):
+            continue
+        if bus and _norm_bus(e.get("pci_bus_id")):
+            return None, None                           # recorded on another bus: not this card
+        bname = e.get("name") or e.get("device")
+        dname = dev.get("name")
+        if isinstance(bname, str) and isinstance(dname, str) and bname and dname:
+            x, y = re.sub(r"\W+", "", bname.lower()), re.sub(r"\W+", "", dname.lower())
+            if x not in y and y not in x:
+                return None, None                       # a different card: do not mix figures
+        elif dev.get("vendor") != "nvidia":
+            return None, None                           # unnamed figures come from CUDA
+        return k, e
+    return None, None
+
+
+_gib = rules._gib
+
+
+def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
+    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+    benchmarks = rd.get("benchmarks") or {}
+    entries = []
+    groups: dict = {}
+    ordinal_by_vendor: dict = {}
+    for pos, dev in enumerate(rd.get("devices") or []):
+        if not isinstance(dev, dict):
+            continue
+        d = dev.get("details") or {}
+        mem = _num(d.get("memory_bytes"))
+        label = rules.device_label(dev)
+        if dev.get("kind") == "npu":
+            notes.append(T("note_npu", label=label))
+            continue
+        shared = bool(dev.get("integrated"))
+        if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem):
+            if dev.get("kind") == "gpu":
+                notes.append(T("note_igpu", label=label))
+            continue
+        if not (dev.get("kind") == "gpu" or (mem and mem >= 2**30)):
+            continue
+        vendor = dev.get("vendor") or "?"
+        ordinal = ordinal_by_vendor.get(vendor, 0)
+        ordinal_by_vendor[vendor] = ordinal + 1
+        index = _gpu_index(dev, ordinal)
+        bkey, entry = _bench_gpu(benchmarks, index, dev)
+        bw, bw_src, bw_kind = None, None, None
+        if entry and _num(entry.get("triad_gbps")):
+            bw, bw_kind = entry["triad_gbps"], "measured"
+            bw_src = T("measured", ref=f"benchmarks.gpu.{bkey}.triad_gbps")
+        elif entry and _num(entry.get("memory_peak_gbps")):
+            bw, bw_kind = entry["memory_peak_gbps"], "specification"
+            bw_src = T("spec_nvml", ref=f"benchmarks.gpu.{bkey}.memory_peak_gbps")
+        elif _num(d.get("memory_bandwidth_gbps")):
+            bw, bw_kind = d["memory_bandwidth_gbps"], "specification"
+            how = d.get("memory_bandwidth_source")
+            bw_src = T("spec", ref=how if how else f"devices[{pos}].details.memory_bandwidth_gbps")
+        flops, fl_src, fl_measured_fp32 = None, None, False
+        if entry and _num(entry.get("fp32_gflops")):
+            flops, fl_measured_fp32 = entry["fp32_gflops"], True
+            fl_src = T("measured", ref=f"benchmarks.gpu.{bkey}.fp32_gflops")
+        else:
+            for key in ("fp16_gflops", "fp32_gflops", "peak_fp32_gflops"):
+                if _num(d.get(key)):
+                    flops, fl_src = d[key], T("spec", ref=f"devices[{pos}].details.{key}")
+                    break
+        budget = int(mem * (1 - DEVICE_OVERHEAD)) if mem else None
+        mem_src = T("mem_device", ref=f"devices[{pos}].details.memory_bytes",
+                    pct=int(DEVICE_OVERHEAD * 100)) if mem else None
+        if shared:
+            avail = _num((rd.get("memory") or {}).get("available_bytes"))
+            if avail and budget and avail < budget:
+                budget = int(avail)
+                mem_src = T("mem_shared")
+            notes.append(T("note_shared", label=label))
+        key = (dev.get("name"), mem, bw_kind, vendor)
+        if key in groups:
+            g = groups[key]
+            g["count"] += 1
+            g["indices"].append(index)
+            g["bw_sum"] = (g["bw_sum"] + bw) if (g["bw_sum"] is not None and bw) else None
+            g["fl_sum"] = (g["fl_sum"] + flops) if (g["fl_sum"] is not None and flops) else None
+            continue
+        item = {
+            "device": T("device", label=label, index=index),
+            "kind": dev.get("kind"),
+            "memory_total_bytes": mem,
+            "memory_bytes": budget,
+            "memory_source": mem_src,
+            "bandwidth_gbps": bw, "bandwidth_source": bw_src,
+            "flops_gflops": flops, "flops_source": fl_src,
+            "count": 1, "indices": [index],
+        }
+        if mem is None:
+            notes.append(T("note_mem_unknown", label=label))
+        if bw is None:
+            notes.append(T("note_bw_unknown", label=label))
+        elif bw_kind == "specification":
+            notes.append(T("note_bw_spec", label=label, bw=f"{bw:g}"))
+        if fl_measured_fp32:
+            notes.append(T("note_fp32", label=label))
+        groups[key] = {"item": item, "count": 1, "indices": [index], "bw_sum": bw,
+                       "fl_sum": flops, "label": label, "mem": mem}
+        entries.append(item)
+    # identical devices: say so, and add an aggregate entry (tensor/pipeline parallel)
+    for g in groups.values():
+        if g["count"] < 2:
+            continue
+        item = g["item"]
+        item["count"] = g["count"]
+        item["indices"] = g["indices"]
+        item["device"] = T("device_each", label=g["label"], index=g["indices"][0], n=g["count"])
+        mem_all = g["mem"] * g["count"] if g["mem"] else None
+        entries.append({
+            "device": T("device_split", n=g["count"], label=g["label"],
+                        indices=T("indices_sep").join(str(i) for i in g["indices"])),
+            "kind": item["kind"],
+            "memory_total_bytes": mem_all,
+            "memory_bytes": int(mem_all * (1 - DEVICE_OVERHEAD)) if mem_all else None,
+            "memory_source": T("mem_sum", pct=int(DEVICE_OVERHEAD * 100)) if mem_all else None,
+            "bandwidth_gbps": _r(g["bw_sum"], 1),
+            "bandwidth_source": T("bw_sum", n=g["count"], src=item["bandwidth_source"])
+            if g["bw_sum"] else None,
+            "flops_gflops": _r(g["fl_sum"], 1),
+            "flops_source": T("fl_sum", n=g["count"], src=item["flops_source"])
+            if g["fl_sum"] else None,
+            "count": g["count"], "indices": g["indices"], "aggregate": True,
+        })
+    return entries
+
+
+def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
+    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+    bench = rd.get("benchmarks") or {}
+    cpu_b = bench.get("cpu") if isinstance(bench.get("cpu"), dict) else {}
+    mem = rd.get("memory") or {}
+    avail, total = _num(mem.get("available_bytes")), _num(mem.get("total_bytes"))
+    if avail:
+        budget, src = int(avail), T("mem_free")
+    elif total:
+        budget = int(total * CPU_FALLBACK_SHARE)
+        src = T("mem_total_share", share=CPU_FALLBACK_SHARE)
+    else:
+        budget, src = None, None
+        notes.append(T("note_sysmem_unknown"))
+    triad = _num(((cpu_b.get("stream") or {}) if isinstance(cpu_b.get("stream"), dict) else {})
+                 .get("triad_gbps"))
+    if triad:
+        bw, bw_src = triad, T("measured", ref="benchmarks.cpu.stream.triad_gbps")
+    else:
+        bw, bw_src = None, None
+        notes.append(T("note_cpu_bw_unknown"))
+    gemm = cpu_b.get("gemm") if isinstance(cpu_b.get("gemm"), dict) else {}
+    fma = cpu_b.get("fma") if isinstance(cpu_b.get("fma"), dict) else {}
+    flops, fl_src = None, None
+    if _num(gemm.get("sgemm_gflops")):
+        flops, fl_src = gemm["sgemm_gflops"], T("measured", ref="benchmarks.cpu.gemm.sgemm_gflops")
+    elif _num(fma.get("fp32_gflops_mt")):
+        flops = fma["fp32_gflops_mt"]
+        fl_src = T("measured_peak", ref="benchmarks.cpu.fma.fp32_gflops_mt")
+    cpu = rd.get("cpu") or {}
+    return {
+        "device": T("cpu_device") + (T("cpu_model", model=cpu["model_name"])
+                                     if cpu.get("model_name") else ""),
+        "kind": "cpu",
+        "memory_total_bytes": total,
+        "memory_bytes": budget, "memory_source": src,
+        "bandwidth_gbps": bw, "bandwidth_source": bw_src,
+        "flops_gflops": flops, "flops_source": fl_src,
+        "count": 1, "indices": [],
+    }
+
+
+def estimates(report, lang: str = "en") -> dict:
+    """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
+
+    Labelled estimates from the formulas in KNOWLEDGE.md, citing the figure each one uses
+    (measured benchmark, else specification, else null with a note). Every human-readable
+    string (notes, device names, sources, method names, summary lines, formulas) is in
+    ``lang`` ("en", or "zh"/"zh_CN" for Chinese, from :data:`ESTIMATE_TEXTS`); the keys, the
+    numbers and ``label``/``basis`` are the same in every language."""
+    rd = _as_dict(report)
+    notes: list[str] = [_t("note_not_measured", lang),
+                        _t("note_memory", lang, context=CONTEXT_TOKENS)]
+    entries = _device_entries(rd, notes, lang) + [_cpu_entry(rd, notes, lang)]
+    for e in entries:
+        e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"])
+                    for m in MODEL_SIZES for q, bits in QUANTS]
+        e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")),
+                                       lang=lang)
+        e["largest_fitting"] = _largest(e["llm"])
+    kinds = {source_kind(e["bandwidth_source"]) for e in entries}
+    if kinds == {"measured"}:
+        basis = "measured"
+    elif kinds == {"unknown"}:
+        basis = "unknown"
+    elif "unknown" in kinds and len(kinds) == 2 and "measured" in kinds:
+        basis = "partly measured"
+    elif kinds == {"specification"}:
+        basis = "specification"
+    else:
+        basis = "mixed"
+    return {
+        "label": "estimates",
+        "basis": basis,
+        "summary": [_summary_line(e, lang) for e in entries],
+        "assumptions": {
+            "context_tokens": CONTEXT_TOKENS,
+            "kv_cache_bytes_per_element": KV_BYTES_PER_ELEMENT,
+            "decode_efficiency": EFFICIENCY,
+            "decode_efficiency_range": list(EFFICIENCY_RANGE),
+            "device_memory_overhead_fraction": DEVICE_OVERHEAD,
+            "quantisations": {q: bits for q, bits in QUANTS},
+            "architectures": [
+                {"size": m["size"], "params_b": m["params_b"], "layers": m["layers"],
+                 "kv_heads": m["kv_heads"], "head_dim": m["head_dim"], "like": m["like"]}
+                for m in MODEL_SIZES],
+            "finetune_bytes_per_param": {name: b for name, b, _, _ in FINETUNE_METHODS},
+        },
+        "devices": entries,
+        "notes": notes,
+        "formulas": _formulas(lang),
+    }
+
+
+_MEASURED_WORDS = tuple(re.split(r"[\s\uff08(]", pair[i])[0]
+                        for pair in (ESTIMATE_TEXTS["measured"],) for i in (0, 1))
+
+
+def source_kind(src) -> str:
+    """"measured", "specification" or "unknown" for a source string of :func:`estimates`
+    in either language."""
+    if not src:
+        return "unknown"
+    return "measured" if any(w in str(src) for w in _MEASURED_WORDS) else "specification"
+
+
+_source_kind = source_kind
+
+
+def _largest(rows: list) -> dict | None:
+    """The biggest model (then the best quantisation) that fits: a one-line summary."""
+    fitting = [r for r in rows if r["fits"]]
+    if not fitting:
+        return None
+    best = max(fitting, key=lambda r: (r["params_b"], r["bits_per_weight"]))
+    return {"size": best["size"], "params_b": best["params_b"], "quant": best["quant"],
+            "decode_tokens_per_s": best["decode_tokens_per_s"]}
+
+
+def _summary_line(e: dict, lang: str = "en") -> str:
+    """"NVIDIA H100 80GB HBM3 (index 0): 71.7 GiB for weights; largest LLM that fits: 70B
+    Q8_0, ~25 tokens/s decode (specification bandwidth); fine-tuning fits: full 3B, ..."."""
+    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+    parts = [T("sum_device", device=e["device"])]
+    if e["memory_bytes"]:
+        parts.append(T("sum_weights", gib=_gib(e["memory_bytes"])))
+    big = e.get("largest_fitting")
+    if e["memory_bytes"] is None:
+        parts.append(T("sum_mem_unknown"))
+    elif big is None:
+        parts.append(T("sum_none_fits"))
+    else:
+        speed = ""
+        if big["decode_tokens_per_s"] is not None:
+            src = T("src_" + source_kind(e["bandwidth_source"]))
+            speed = T("sum_speed", n=f"{big['decode_tokens_per_s']:g}", src=src)
+        parts.append(T("sum_largest", size=big["size"], quant=big["quant"], speed=speed))
+    fits = []
+    for _, per_param, _, key in FINETUNE_METHODS:
+        rows = [r for r in e["finetune"] if r["bytes_per_param"] == per_param and r["fits"]]
+        if rows:
+            fits.append(T("sum_ft_item", short=T(key + "_short"),
+                          size=max(rows, key=lambda r: r["params_b"])["size"]))
+    if fits:
+        parts.append(T("sum_ft_fits", items=T("sum_ft_sep").join(fits)))
+    elif e["memory_bytes"] is not None:
+        parts.append(T("sum_ft_none"))
+    return T("sum_sep").join(parts).rstrip(T("sum_end"))

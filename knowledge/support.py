@@ -1,0 +1,29 @@
+"""The advisor's support tables (knowledge/support.json), read once through the package loader.
+
+Each table is ``{"title", "as_of", "review_by", "source", "rows": [...]}``; :func:`rows` gives
+the rows of one table (an empty list for a table that is missing, so a rule asking for it is
+"not met" rather than a crash), :func:`table` the whole table.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from accelgui import data as data_files
+
+__all__ = ["load_support", "table", "rows"]
+
+
+@functools.lru_cache(maxsize=1)
+def load_support() -> dict:
+    return json.loads(data_files.read_bytes(__package__, "support.json").decode("utf-8"))
+
+
+def table(name: str) -> dict:
+    value = load_support().get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def rows(name: str) -> list[dict]:
+    return [r for r in table(name).get("rows") or [] if isinstance(r, dict)]
