@@ -74,7 +74,6 @@ def stage_telemetry(samples: list[dict], marks: list[dict], origin_s: float | No
         stage = {"name": mark["name"],
                  "start_s": round(mark["start_mono_s"] - origin, 3),
                  "end_s": None if mark["end_mono_s"] is None else round(mark["end_mono_s"] - origin, 3),
-                 "samples": len(inside),
                  "cpu_mhz_min": min(freqs) if freqs else None,
                  "cpu_mhz_max": max(freqs) if freqs else None,
                  "cpu_mhz_mean": round(sum(freqs) / len(freqs), 1) if freqs else None,
@@ -160,6 +159,10 @@ class StageWatch:
                 return
             self._stop.wait(self.interval_s)
 
+    @property
+    def stage(self) -> str | None:
+        return self._current
+
     def progress(self, event: dict) -> None:
         stage = str(event.get("stage") or "")
         if stage and stage != self._current and stage != "done":
@@ -167,10 +170,17 @@ class StageWatch:
             self.history.mark(stage)
 
     def wrap(self, on_progress):
+        """``on_progress`` with the stage marks taken first (a callback that raises is
+        dropped, as the client drops a broken one)."""
+        user = [on_progress]
+
         def both(event):
             self.progress(event)
-            if on_progress is not None:
-                on_progress(event)
+            if user[0] is not None:
+                try:
+                    user[0](event)
+                except Exception:  # noqa: BLE001 - a broken progress view must not stop the run
+                    user[0] = None
         return both
 
     def finish(self) -> dict:
@@ -182,3 +192,41 @@ class StageWatch:
             self._sampler.close()
         samples, marks = self.history.snapshot()
         return stage_telemetry(samples, marks, origin_s=self._origin)
+
+
+#: the columns of a flattened sample (one row per CPU / memory / device)
+ROW_FIELDS = ("t", "id", "family", "name", "address", "util_pct", "mem_util_pct", "memory_used_bytes",
+              "memory_total_bytes", "temp_c", "power_w", "power_limit_w", "clock_mhz", "mem_clock_mhz")
+
+
+def flat_rows(sample: dict) -> list[dict]:
+    """A sample as rows with the same columns (``ROW_FIELDS``): the CPU (its mean clock,
+    hottest package sensor, package power), memory, then each device."""
+    cpu, mem = sample["cpu"], sample["memory"]
+    rows = [{"id": "cpu", "family": "cpu", "name": "cpu", "util_pct": cpu.get("util_pct"),
+             "temp_c": cpu.get("temp_c_max"), "power_w": cpu.get("package_power_w"),
+             "clock_mhz": cpu.get("freq_mhz_mean")},
+            {"id": "memory", "family": "memory", "name": "memory", "memory_used_bytes": mem.get("used_bytes"),
+             "memory_total_bytes": mem.get("total_bytes"),
+             "util_pct": None if not mem.get("total_bytes") or mem.get("used_bytes") is None
+             else round(100.0 * mem["used_bytes"] / mem["total_bytes"], 1)}]
+    rows += sample["devices"]
+    return [{k: (sample["t"] if k == "t" else row.get(k)) for k in ROW_FIELDS} for row in rows]
+
+
+def to_csv(samples: list[dict]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=ROW_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for s in samples:
+        writer.writerows(flat_rows(s))
+    return buf.getvalue()
+
+
+def to_json(samples: list[dict], marks: list[dict]) -> str:
+    import json
+
+    return json.dumps({"samples": samples, "stages": marks}, indent=1) + "\n"
