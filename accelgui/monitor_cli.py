@@ -128,7 +128,7 @@ def cmd_monitor(args, lang: str = "en", out=None) -> int:
 
 
 def parse_address(text: str, lang: str = "en") -> tuple[str, int]:
-    """"HOST:PORT", "[v6]:PORT" or "PORT" (on 127.0.0.1)."""
+    """"HOST:PORT", "[v6]:PORT" or "PORT" (on 127.0.0.1); port 0 picks a free one."""
     value = text.strip()
     host, port = "127.0.0.1", value
     if value.startswith("["):
@@ -136,7 +136,7 @@ def parse_address(text: str, lang: str = "en") -> tuple[str, int]:
         port = rest[1:] if rest.startswith(":") else ""
     elif ":" in value:
         host, _, port = value.rpartition(":")
-    if not port.isdigit() or not 0 < int(port) < 65536 or not host:
+    if not port.isdigit() or not 0 <= int(port) < 65536 or not host:     # 0: an ephemeral port
         raise _usage(tr("monitor.cli.bad_address", lang, value=text))
     return host, int(port)
 
