@@ -100,6 +100,7 @@ class MonitorView(QWidget):
     def __init__(self, make_sampler=None, sysroot: str = "/", capacity: int = 3600,
                  parent: QWidget | None = None):
         super().__init__(parent)
+        self._bench_sampler = make_sampler     # benchmarks measure this machine: live unless injected
         if make_sampler is None:
             def make_sampler():
                 from accelgui.probes.context import ProbeContext
@@ -340,7 +341,7 @@ class MonitorView(QWidget):
         """A benchmark starts: record clocks, temperature and power during its stages."""
         if self._watch is not None:
             self._watch.finish()
-        self._watch = StageWatch().start()
+        self._watch = StageWatch(self._bench_sampler() if self._bench_sampler else None).start()
 
     def bench_progress(self, event: dict) -> None:
         stage = str(event.get("stage") or "")
