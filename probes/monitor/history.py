@@ -67,8 +67,7 @@ def stage_telemetry(samples: list[dict], marks: list[dict], origin_s: float | No
         end = mark["end_mono_s"] if mark["end_mono_s"] is not None else float("inf")
         inside = [s for s in samples if mark["start_mono_s"] <= s["mono_s"] <= end]
         freqs = _stats(s["cpu"].get("freq_mhz_mean") for s in inside)
-        temps = _stats(v for s in inside
-                       for v in [s["cpu"].get("temp_c_max")] + [d.get("temp_c") for d in s["devices"]])
+        temps = _stats(s["cpu"].get("temp_c_max") for s in inside)     # the CPU package, as power
         power = _stats(s["cpu"].get("package_power_w") for s in inside)
         throttle = _throttle(inside)
         stage = {"name": mark["name"],
