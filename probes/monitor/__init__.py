@@ -24,6 +24,10 @@ from accelgui.probes.monitor.telemetry import DEVICE_FIELDS, family_telemetry
 
 __all__ = ["DEVICE_FIELDS", "Sampler", "family_telemetry"]
 
+#: how often the open files of every process are listed again to find DRM/accel clients
+#: (between listings only the fdinfo of the files already found is read again)
+FD_RESCAN_S = 5.0
+
 
 class Sampler:
     def __init__(self, ctx: ProbeContext | None = None, nvml=None, processes: bool = True,
@@ -40,6 +44,7 @@ class Sampler:
         self.processes = processes
         self.state: dict = {"counters": {}}
         self._clients: dict | None = None
+        self._fds: tuple[float, list] | None = None
         self._last: float | None = None
 
     def close(self) -> None:
@@ -57,8 +62,9 @@ class Sampler:
             if not self.processes:
                 for d in devices:
                     d["processes"] = None
-        devices += self._sysfs_devices(now)
-        if self.processes:
+        sysfs = self._sysfs_devices(now)
+        devices += sysfs
+        if self.processes and sysfs:        # fdinfo usage is only attributed to these devices
             self._drm_usage(devices, dt)
         for dev in devices:
             for field in DEVICE_FIELDS:
@@ -85,7 +91,10 @@ class Sampler:
         return out
 
     def _drm_usage(self, devices: list[dict], dt: float | None) -> None:
-        clients = fdinfo.read_clients(self.ctx)
+        now = self.clock()
+        if self._fds is None or now - self._fds[0] >= FD_RESCAN_S:      # new processes, new files
+            self._fds = (now, fdinfo.drm_fds(self.ctx))
+        clients = fdinfo.read_clients(self.ctx, self._fds[1])
         usage = fdinfo.usage(clients, self._clients, dt or 0.0)
         self._clients = clients
         by_address = {d["address"]: d for d in devices if d.get("address")}

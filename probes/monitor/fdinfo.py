@@ -53,9 +53,10 @@ def _int(text: str):
         return None
 
 
-def read_clients(ctx: ProbeContext) -> dict:
-    """{(pdev or driver, client_id): client} for every open DRM/accel file of every process."""
-    clients = {}
+def drm_fds(ctx: ProbeContext) -> list[tuple[str, str]]:
+    """(pid, fd) of every open DRM/accel device node of every process (the costly part: one
+    readlink per open file on the machine)."""
+    found = []
     for pid in ctx.listdir("proc"):
         if not pid.isdigit():
             continue
@@ -64,16 +65,24 @@ def read_clients(ctx: ProbeContext) -> dict:
                 target = os.readlink(ctx.p(f"proc/{pid}/fd/{fd}"))
             except OSError:
                 continue
-            if not target.startswith(_NODES):
-                continue
-            info = parse_fdinfo(ctx.read_text(f"proc/{pid}/fdinfo/{fd}", limit=65536) or "")
-            if info is None:
-                continue
-            key = (info.get("pdev") or info["driver"], info["client_id"])
-            if key not in clients:
-                info["pid"] = int(pid)
-                info["name"] = ctx.read_line(f"proc/{pid}/comm")
-                clients[key] = info
+            if target.startswith(_NODES):
+                found.append((pid, fd))
+    return found
+
+
+def read_clients(ctx: ProbeContext, fds: list[tuple[str, str]] | None = None) -> dict:
+    """{(pdev or driver, client_id): client} read from the fdinfo of ``fds`` (all DRM/accel
+    files of every process when None); a file closed since ``fds`` was taken is skipped."""
+    clients = {}
+    for pid, fd in drm_fds(ctx) if fds is None else fds:
+        info = parse_fdinfo(ctx.read_text(f"proc/{pid}/fdinfo/{fd}", limit=65536) or "")
+        if info is None:
+            continue
+        key = (info.get("pdev") or info["driver"], info["client_id"])
+        if key not in clients:
+            info["pid"] = int(pid)
+            info["name"] = ctx.read_line(f"proc/{pid}/comm")
+            clients[key] = info
     return clients
 
 

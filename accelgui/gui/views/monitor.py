@@ -116,6 +116,7 @@ class MonitorView(QWidget):
         self._selected = "cpu"
         self._plots = None
         self._watch: StageWatch | None = None
+        self._recent: collections.deque = collections.deque()     # (mono_s, {id: row}), last WINDOW_S
         self._build()
         self._thread = QThread(self)
         self._worker = SamplerWorker(make_sampler)
@@ -238,6 +239,9 @@ class MonitorView(QWidget):
         self.history.add(sample)
         self.samples_seen += 1
         rows = flat_rows(sample)
+        self._recent.append((sample["mono_s"], {r["id"]: r for r in rows}))
+        while self._recent and self._recent[0][0] < sample["mono_s"] - WINDOW_S:
+            self._recent.popleft()
         ids = [r["id"] for r in rows]
         if ids != list(self._rows):
             self._rebuild_rows(rows, sample)
@@ -316,13 +320,13 @@ class MonitorView(QWidget):
     def _update_plots(self) -> None:
         if self._plots is None or not self.isVisible():
             return
-        samples, marks = self.history.snapshot()
-        if not samples:
+        if not self._recent:
             return
-        now = samples[-1]["mono_s"]
-        recent = [s for s in samples if s["mono_s"] >= now - WINDOW_S]
-        xs = [s["mono_s"] - now for s in recent]
-        rows = [next((r for r in flat_rows(s) if r["id"] == self._selected), {}) for s in recent]
+        now = self._recent[-1][0]
+        xs = [t - now for t, _ in self._recent]
+        rows = [by_id.get(self._selected, {}) for _, by_id in self._recent]
+        with self.history.lock:
+            marks = [dict(m) for m in self.history.marks]
         for field, (plot, curve, lines) in self._plots.items():
             pairs = [(x, r.get(field)) for x, r in zip(xs, rows) if r.get(field) is not None]
             curve.setData([p[0] for p in pairs], [p[1] for p in pairs])
