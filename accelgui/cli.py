@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "'none' forgets it)")
     opt.add_argument("--no-advice", action="store_true",
                      help="leave routes and estimates out of the report")
+    from accelgui import monitor_cli
+
+    monitor_cli.add_arguments(mode, opt)
     return p
 
 
@@ -290,6 +293,11 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         if args.probe:
             return cmd_probe(args)
+        if args.monitor or args.serve_metrics:
+            from accelgui import monitor_cli
+
+            run = monitor_cli.cmd_monitor if args.monitor else monitor_cli.serve_metrics
+            return run(args, lang=_lang(args))
         if args.bench or args.format or args.output:
             raise UsageError("these options go with --probe (e.g. accelgui --probe --format text)")
         gui_args = ["--sysroot", _check_sysroot(args.sysroot)] if args.sysroot != "/" else []

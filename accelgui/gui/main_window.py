@@ -24,6 +24,7 @@ from accelgui.gui import i18n
 from accelgui.gui.export_dialog import FORMATS as EXPORT_FORMATS
 from accelgui.gui.export_dialog import ExportDialog
 from accelgui.gui.views.benchmarks import BenchmarksView
+from accelgui.gui.views.monitor import MonitorView
 from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState,
                                        html_escape)
 from accelgui.gui.views.compare import CompareView
@@ -33,7 +34,7 @@ from accelgui.gui.views.routes import RoutesView
 from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_knowledge_base,
                                   open_report, probe_machine)
 
-PAGES = ("overview", "hardware", "benchmarks", "routes", "reports")
+PAGES = ("overview", "hardware", "benchmarks", "routes", "reports", "monitor")
 
 
 @dataclass
@@ -44,6 +45,7 @@ class AppOptions:
     timeout: float = 5.0
     lang: str = "en"
     probe: bool = True          # probe this machine at start (False: wait, e.g. in tests)
+    monitor_sampler: object = None  # tests: callable() -> a monitor Sampler (fake tree, fake NVML)
 
 
 def _dist_version(name: str) -> str | None:
@@ -176,6 +178,7 @@ class MainWindow(QMainWindow):
             "overview": QStyle.StandardPixmap.SP_ComputerIcon,
             "hardware": QStyle.StandardPixmap.SP_DriveHDIcon,
             "benchmarks": QStyle.StandardPixmap.SP_MediaPlay,
+            "monitor": QStyle.StandardPixmap.SP_MediaSeekForward,
             "routes": QStyle.StandardPixmap.SP_DirLinkIcon,
             "reports": QStyle.StandardPixmap.SP_FileDialogDetailedView,
         }
@@ -200,8 +203,10 @@ class MainWindow(QMainWindow):
         self.benchmarks = BenchmarksView()
         self.routes = RoutesView()
         self.reports = CompareView()
+        self.monitor = MonitorView(self.options.monitor_sampler, sysroot=self.options.sysroot)
         self.views = {"overview": self.overview, "hardware": self.hardware,
-                      "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports}
+                      "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports,
+                      "monitor": self.monitor}
         for page in PAGES:
             self.stack.addWidget(self.views[page])
         right.addWidget(self.stack, 1)
@@ -341,7 +346,7 @@ class MainWindow(QMainWindow):
     # == texts ===========================================================================
     def retranslate(self) -> None:
         names = {"overview": self.tr("Overview"), "hardware": self.tr("Hardware"),
-                 "benchmarks": self.tr("Benchmarks"), "routes": self.tr("Routes"),
+                 "benchmarks": self.tr("Benchmarks"), "routes": self.tr("Routes"), "monitor": self.tr("Monitor"),
                  "reports": self.tr("Reports")}
         for i, page in enumerate(PAGES):
             self.sidebar.item(i).setText(names[page])
@@ -687,6 +692,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(self.tr("Stopping the benchmark…"), 2000)
 
     def _bench_running(self, running: bool) -> None:
+        if running:
+            self.monitor.bench_started()
         self.act_quick.setEnabled(not running)
         self.act_full.setEnabled(not running)
         self.act_cancel.setEnabled(running)
@@ -695,12 +702,16 @@ class MainWindow(QMainWindow):
 
     def _bench_progress(self, event: dict) -> None:
         self.benchmarks.show_progress(event)
+        self.monitor.bench_progress(event)
         fraction = event.get("fraction")
         if isinstance(fraction, (int, float)):
             self.statusBar().showMessage(self.tr("Benchmark {pct}% · {stage}").format(
                 pct=int(fraction * 100), stage=event.get("stage") or ""))
 
     def _bench_finished(self, benchmarks: dict) -> None:
+        telemetry = self.monitor.bench_finished()
+        if telemetry is not None and "telemetry" not in benchmarks:
+            benchmarks = dict(benchmarks, telemetry=telemetry)
         self.benchmark_at = time.time()
         self.statusBar().clearMessage()
         self.benchmarks.show_finished()
@@ -722,10 +733,12 @@ class MainWindow(QMainWindow):
             self.advise("live")
 
     def _bench_failed(self, message: str) -> None:
+        self.monitor.bench_finished()
         self.statusBar().showMessage(self.tr("The benchmark failed."), 5000)
         self.benchmarks.show_error(message)
 
     def _bench_cancelled(self) -> None:
+        self.monitor.bench_finished()
         self.statusBar().showMessage(self.tr("Benchmark cancelled."), 3000)
         self.benchmarks.show_cancelled()
 
@@ -783,4 +796,5 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self._closing = True
         self.bench.stop_and_wait()
+        self.monitor.shutdown()
         super().closeEvent(event)

@@ -129,11 +129,20 @@ def run_benchmarks(mode: str, on_progress: Callable[[dict], None] | None = None,
     for t in readers:
         t.start()
 
+    # clocks, temperature and power during each stage -> benchmarks.telemetry (the monitor's)
+    from accelgui.probes.monitor.history import StageWatch
+
+    watch = StageWatch().start()
     try:
-        return _collect(proc, lines, tail, readers, on_progress, cancel, started, limit)
+        result = _collect(proc, lines, tail, readers, watch.wrap(on_progress), cancel, started, limit)
     except BaseException:  # KeyboardInterrupt in the caller: never leave the child running
         _stop(proc)
         raise
+    finally:
+        telemetry = watch.finish()
+    if "error" not in result:
+        result.setdefault("telemetry", telemetry)
+    return result
 
 
 def _collect(proc, lines, tail, readers, on_progress, cancel, started, limit) -> dict:

@@ -1314,4 +1314,70 @@ all cores</source>
         <translation>高级</translation>
     </message>
 </context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Monitor</source>
+        <translation>监视器</translation>
+    </message>
+</context>
+<context>
+    <name>MonitorView</name>
+    <message>
+        <source>Live monitor</source>
+        <translation>实时监视</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Interval (s)</source>
+        <translation>间隔（秒）</translation>
+    </message>
+    <message>
+        <source>Export samples</source>
+        <translation>导出采样</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Utilisation %</source>
+        <translation>利用率 %</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Temp °C</source>
+        <translation>温度 °C</translation>
+    </message>
+    <message>
+        <source>Power W</source>
+        <translation>功耗 W</translation>
+    </message>
+    <message>
+        <source>Clock MHz</source>
+        <translation>频率 MHz</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>CPU ({n} logical)</source>
+        <translation>CPU（{n} 个逻辑核）</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+</context>
 </TS>
