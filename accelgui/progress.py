@@ -18,7 +18,7 @@ import sys
 from datetime import datetime, timezone
 
 __all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
-           "mark_done", "unmark"]
+           "mark_done", "unmark", "load_verified", "record_verified"]
 
 ENV_VAR = "ACCELGUI_DATA_DIR"
 FILE_NAME = "progress.json"
@@ -92,11 +92,14 @@ def load_done() -> frozenset:
     return frozenset(load_progress())
 
 
-def _write(path: str, done: dict) -> None:
+def _write(path: str, done: dict, verified: dict | None = None) -> None:
     from accelgui.atomic import write_atomic
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     payload = {"version": VERSION, "done": dict(sorted(done.items()))}
+    verified = _read_verified(path) if verified is None else verified
+    if verified:    # accelgui --verify evidence: {step: {"date", "status", "excerpt", ...}}
+        payload["verified"] = dict(sorted(verified.items()))
     write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -128,11 +131,43 @@ def mark_done(step: str) -> bool:
 
 
 def unmark(step: str) -> bool:
-    """Mark ``step`` not done. True if it was done before."""
+    """Mark ``step`` not done (and forget its verification). True if it was done before."""
     path = progress_path()
     done = _load_for_update(path)
-    if step not in done:
+    verified = _read_verified(path)
+    if step not in done and step not in verified:
         return False
-    del done[step]
-    _write(path, done)
+    done.pop(step, None)
+    verified.pop(step, None)
+    _write(path, done, verified)
     return True
+
+
+def _read_verified(path: str) -> dict:
+    """{step id: evidence dict} from the progress file; {} when absent or unreadable."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    verified = data.get("verified") if isinstance(data, dict) else None
+    if not isinstance(verified, dict):
+        return {}
+    return {k: v for k, v in verified.items() if isinstance(k, str) and k and isinstance(v, dict)}
+
+
+def load_verified() -> dict:
+    """{step id: evidence} of the steps whose check passed (``accelgui --verify``)."""
+    return _read_verified(progress_path())
+
+
+def record_verified(step: str, evidence: dict) -> None:
+    """Store the evidence that ``step``'s check passed; the step also counts as done."""
+    if not isinstance(step, str) or not step.strip():
+        raise ValueError("a step id is a non-empty string")
+    path = progress_path()
+    done = _load_for_update(path)
+    verified = _read_verified(path)
+    done.setdefault(step, evidence.get("date") or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    verified[step] = dict(evidence)
+    _write(path, done, verified)
