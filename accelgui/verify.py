@@ -5,7 +5,8 @@ A step may carry ``check`` (format: knowledge/schema.json ``check``)::
     {"kind": "python", "code": "...", "packages": ["numpy"], "expect": {"regex": "ok"}}
     {"kind": "command", "argv": ["lscpu"], "expect": {"regex": "Architecture"}}
     {"kind": "file", "paths": ["~/.cache/**/model.onnx"]}
-    ... plus "hardware": {"kind": "gpu", "vendor": ["nvidia", "amd"]} and "timeout_s": 60
+    ... plus "hardware": {"kind": "gpu", "vendor": ["nvidia", "amd"]}, "tools": ["gcc"]
+    (executables the check needs on PATH) and "timeout_s": 60
 
 The check runs in a child process: its own temporary working directory, stdin closed, a
 timeout, an environment without proxy variables, and no network (``unshare -n`` when the kernel
@@ -116,7 +117,7 @@ def _python_program(check: dict) -> str:
         f"print({_MARK!r} + json.dumps(_v), flush=True)\n"
         "if None in _v.values():\n"
         "    sys.exit(3)\n"
-        "del _v, _p, _md\n"
+        "del _v, _md\n"
         + str(check.get("code") or "")
     )
 
@@ -130,8 +131,17 @@ def _timeout(check: dict, override: float | None) -> float:
     return max(1.0, min(MAX_TIMEOUT_S, value))
 
 
-def _excerpt(text: str) -> str:
+def _excerpt(text: str, pattern: str | None = None) -> str:
+    """The output's tail; with ``pattern``, the lines that matched it come first."""
     text = text.strip()
+    if pattern:
+        try:
+            hits = [ln for ln in text.splitlines() if re.search(pattern, ln)][:10]
+        except re.error:
+            hits = []
+        if hits and len(text) > EXCERPT_CHARS // 2:
+            head = "\n".join(hits)
+            return head + "\n...\n" + text[-(EXCERPT_CHARS // 2):]
     return text if len(text) <= EXCERPT_CHARS else "..." + text[-EXCERPT_CHARS:]
 
 
@@ -146,12 +156,15 @@ def run_check(check: dict, python: str | None = None, timeout_s: float | None = 
               report: dict | None = None) -> dict:
     """Run one check. Returns {"status", "reason_msg", "date", "excerpt", "versions", ...}."""
     kind = check.get("kind")
+    absent_tools = [str(x) for x in _as_list(check.get("tools")) if not shutil.which(str(x))]
     missing = hardware_missing(check, report)
     if missing is not None:
         return _result("needs-hardware", msg("knowledge.verify.needs_hardware",
                                              hardware=", ".join(f"{k}={'/'.join(map(str, _as_list(v)))}"
                                                                 for k, v in missing.items())),
                        hardware=missing)
+    if absent_tools:
+        return _result("needs-software", msg("knowledge.verify.no_tool", tool=", ".join(absent_tools)))
     if kind == "file":
         found = []
         for pattern in _as_list(check.get("paths")):
@@ -202,7 +215,9 @@ def run_check(check: dict, python: str | None = None, timeout_s: float | None = 
         else:
             lines.append(line)
     output = "\n".join(lines)
-    common = {"excerpt": _excerpt(output), "versions": versions, "returncode": proc.returncode,
+    expect = check.get("expect") if isinstance(check.get("expect"), dict) else {}
+    pattern = expect.get("regex")
+    common = {"excerpt": _excerpt(output, pattern), "versions": versions, "returncode": proc.returncode,
               "duration_s": elapsed, "network_isolated": bool(prefix),
               "interpreter": argv[0] if kind == "python" else None,
               "command": argv[0] if kind == "command" else None}
@@ -210,12 +225,10 @@ def run_check(check: dict, python: str | None = None, timeout_s: float | None = 
     if kind == "python" and absent:
         return _result("needs-software", msg("knowledge.verify.no_package", packages=", ".join(absent)),
                        **common)
-    expect = check.get("expect") if isinstance(check.get("expect"), dict) else {}
     want_rc = expect.get("returncode", 0)
     if proc.returncode != want_rc:
         return _result("failed", msg("knowledge.verify.exit_code", code=proc.returncode,
                                      expected=want_rc), **common)
-    pattern = expect.get("regex")
     if pattern and not re.search(pattern, output, re.MULTILINE):
         return _result("failed", msg("knowledge.verify.no_match", pattern=pattern), **common)
     return _result("verified", msg("knowledge.verify.passed"), **common)

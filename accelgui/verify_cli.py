@@ -55,7 +55,7 @@ def run_cli(steps: list[str], lang: str, fmt: str = "text", allow_root: bool = F
                 out.write("  " + msg_tr("knowledge.verify.evidence", lang, date=r["date"],
                                         versions=versions) + "\n")
             if r.get("excerpt"):
-                out.write("  | " + "\n  | ".join(r["excerpt"].splitlines()[-8:]) + "\n")
+                out.write("  | " + "\n  | ".join(r["excerpt"].splitlines()[:8]) + "\n")
             if r.get("network_isolated") is False:
                 err.write(msg_tr("knowledge.verify.isolation_off", lang) + "\n")
     ok = all(r["status"] in ("verified", "needs-hardware") for r in results)
