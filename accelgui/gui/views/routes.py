@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QMessageBox,
+                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
                                        heading, html_escape, level_text, muted, para,
@@ -25,8 +25,19 @@ def open_url(url: str) -> bool:
     return QDesktopServices.openUrl(QUrl(url))
 
 
+def confirm_root(parent: QWidget) -> bool:
+    """Ask before running a step's check as root (patched in tests)."""
+    from accelgui.l10n import tr as msg_tr
+
+    lang = getattr(getattr(parent, "state", None), "lang", "en")
+    answer = QMessageBox.question(parent, msg_tr("knowledge.verify.root_title", lang),
+                                  msg_tr("knowledge.verify.root_question", lang))
+    return answer == QMessageBox.StandardButton.Yes
+
+
 class RoutesView(QWidget):
     step_toggled = Signal(str, bool)        # step id, done
+    step_verified = Signal(str)             # step id whose check ran (accelgui.verify)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -41,6 +52,74 @@ class RoutesView(QWidget):
         self.stack.addWidget(self._list_area)
         self.stack.addWidget(self._detail_area)
         self.checkboxes: dict[str, QCheckBox] = {}
+        self.verify_results: dict[str, dict] = {}   # step id -> last accelgui.verify result
+        self._verify_tasks: set = set()
+
+    def verify_step(self, step_id: str) -> None:
+        """Run the step's check in a worker thread (a child process with a timeout, no network)."""
+        from accelgui import verify
+        from accelgui.gui.workers import Task
+
+        if verify.is_root() and not confirm_root(self):
+            return
+        report = self.state.report
+        report_dict = report.to_dict() if hasattr(report, "to_dict") else (report or {})
+        task = Task(verify.verify_step, step_id, self.state.kb, None, None, report_dict,
+                    name="accelgui-verify")
+        self.verify_results[step_id] = {"status": "running"}
+        self._verify_tasks.add(task)
+
+        def finished(result, t=task):
+            self._verify_tasks.discard(t)
+            self.verify_results[step_id] = result
+            self.step_verified.emit(step_id)
+            self.render(self.state)
+
+        def failed(message, t=task):
+            self._verify_tasks.discard(t)
+            self.verify_results[step_id] = {"status": "error", "reason": message}
+            self.render(self.state)
+
+        task.done.connect(finished)
+        task.failed.connect(failed)
+        task.start()
+        self.render(self.state)
+
+    def _verify_row(self, step: dict, card) -> None:
+        """Verified vs ticked badge, the Verify button and the last result of a step's check."""
+        from accelgui import verify
+        from accelgui.l10n import render as render_msg
+        from accelgui.l10n import tr as msg_tr
+        from accelgui.progress import load_verified
+
+        sid, lang = step.get("id", ""), self.state.lang
+        evidence = load_verified().get(sid)
+        row = QHBoxLayout()
+        if evidence:
+            row.addWidget(Badge(msg_tr("knowledge.progress.verified", lang), STATUS_COLOURS["ready"]))
+            row.addWidget(muted(str(evidence.get("date", ""))[:10]))
+        elif sid in self.state.done:
+            row.addWidget(Badge(msg_tr("knowledge.progress.ticked", lang), "#546e7a"))
+        row.addStretch(1)
+        if verify.has_check(step):
+            button = QPushButton(msg_tr("knowledge.verify.button", lang))
+            button.setObjectName(f"verify-{sid}")
+            button.setToolTip(msg_tr("knowledge.verify.button_tip", lang))
+            running = self.verify_results.get(sid, {}).get("status") == "running"
+            button.setEnabled(not running)
+            button.clicked.connect(lambda _=False, s=sid: self.verify_step(s))
+            row.addWidget(button)
+        card.body.addLayout(row)
+        result = self.verify_results.get(sid)
+        if result and result.get("status") != "running":
+            status = msg_tr(f"knowledge.verify.status.{result['status']}", lang)
+            reason = render_msg(result["reason_msg"], lang) if result.get("reason_msg") else result.get("reason", "")
+            text = lead(status + ":") + html_escape(reason)
+            if result.get("excerpt"):
+                text += "<br><small>" + html_escape(result["excerpt"][:400]).replace("\n", "<br>") + "</small>"
+            label = para(text, rich=True)
+            label.setObjectName(f"verify-result-{sid}")
+            card.body.addWidget(label)
 
     def retranslate(self) -> None:
         self.render(self.state)
@@ -268,12 +347,14 @@ class RoutesView(QWidget):
             if step.get("verify"):
                 card.body.addWidget(para(lead(self.tr("Check:"))
                                          + html_escape(tr_obj(step["verify"], lang)), rich=True))
+            self._verify_row(step, card)
             resources = step.get("resources") or []
             if resources:
                 items = []
                 for res in resources:
                     kind = self._kind_text(res.get("kind"))
-                    items.append(f"<a href='{html_escape(res.get('url', ''))}'>{html_escape(res.get('title', ''))}</a>"
+                    url = res.get("url_zh") if lang == "zh" and res.get("url_zh") else res.get("url", "")
+                    items.append(f"<a href='{html_escape(url)}'>{html_escape(tr_obj(res.get('title'), lang))}</a>"
                                  + (f" <small>({html_escape(kind)})</small>" if kind else ""))
                 label = para(lead(self.tr("Resources:")) + " · ".join(items), rich=True)
                 label.setObjectName(f"resources-{sid}")
