@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QLabel, QPushButton  # noqa: E402
+from PySide6.QtWidgets import QLabel, QPushButton
 
-from accelgui.gui import i18n  # noqa: E402
-from accelgui.gui.main_window import PAGES, AppOptions, MainWindow  # noqa: E402
+from accelgui.gui import i18n
+from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gui_support import built_rich_report  # noqa: E402
+from gui_support import built_rich_report
 
 pytestmark = pytest.mark.gui
 

@@ -100,7 +100,8 @@ class ReferenceView(QWidget):
         tid = self.picker.currentData()
         table = next((t for t in self.doc["tables"] if t["id"] == tid), self.doc["tables"][0])
         links = ", ".join(f"<a href='{html_escape(u)}'>{html_escape(u)}</a>" for u in table["source"])
-        self.dates.setText(html_escape(self._t("dates", as_of=table["as_of"] or "-", review_by=table["review_by"] or "-")) + links)
+        dates = self._t("dates", as_of=table["as_of"] or "-", review_by=table["review_by"] or "-")
+        self.dates.setText(html_escape(dates) + links)
         self.notes.setText(table["notes"] or "")
         self.notes.setVisible(bool(table["notes"]))
         from accelgui.facts_cli import cell_text
