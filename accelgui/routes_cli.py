@@ -120,8 +120,16 @@ def render_text(doc: dict) -> str:
                 lines.append(f"        {L['after']}: " + ", ".join(step["prerequisites"]))
             lines.append(f"        {step['summary']}")
             lines.append(f"        {L['verify']}: {step['verify']}")
+            lines.extend(_step_extras(step, lang))
             for res in step.get("resources", []):
                 lines.append(f"        - {res['title']}: {res['url']}")
+        if route.get("capstone"):
+            cap = route["capstone"]
+            lines.append("   " + msg_tr("knowledge.routes.capstone", lang, title=cap["title"]))
+            lines.append(f"     {cap['summary']}")
+            lines.append("     " + msg_tr("knowledge.routes.deliverable", lang, text=cap["deliverable"]))
+            for res in cap.get("resources", []):
+                lines.append(f"     - {res['title']}: {res['url']}")
         if route.get("corrections"):
             lines.append(f"   {L['corrections']}:")
             for c in route["corrections"]:
@@ -137,6 +145,20 @@ def render_text(doc: dict) -> str:
         lines.extend(f"  - {e}" for e in doc["errors"])
         lines.append("")
     return "\n".join(lines)
+
+
+def _step_extras(step: dict, lang: str) -> list[str]:
+    """Soft prerequisites, cost class and the machine check of a step (accelgui --verify)."""
+    from accelgui.l10n import tr as msg_tr
+
+    out = []
+    if step.get("prerequisites_soft"):
+        out.append("        " + msg_tr("knowledge.routes.helps", lang, steps=", ".join(step["prerequisites_soft"])))
+    if step.get("cost_class"):
+        out.append("        " + msg_tr(f"knowledge.cost.{step['cost_class']}", lang))
+    if step.get("check"):
+        out.append("        " + msg_tr("knowledge.routes.verifiable", lang, step=step["id"]))
+    return out
 
 
 def _num(x) -> str:

@@ -351,9 +351,15 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
             if _need(p, item, "name", where, str, nonempty=True):
                 tool_names.add(item["name"])
             _pattern(p, item, "url", where, _URL, "must be an https:// URL")
-            _pattern(p, item, "checked", where, _DATE, "must be a date YYYY-MM-DD")
+            if "checked" in item:  # absent: the link was not looked at
+                _pattern(p, item, "checked", where, _DATE, "must be a date YYYY-MM-DD")
 
     _array(p, data, "tools", "", 1, tool)
+    capstone = data.get("capstone")
+    if capstone is not None and _object(p, capstone, "capstone",
+                                        {"title", "summary", "deliverable", "cost_class", "resources"}):
+        for key in ("title", "summary", "deliverable"):
+            _text(p, capstone, key, "capstone")
     req_ids: set = set()
 
     def requirement(item, where):

@@ -296,3 +296,59 @@ def test_cli_verify_cpu_first_steps_and_a_gpu_step(tmp_path):
     assert set(saved["verified"]) >= {"cpu.know-your-cpu", "cpu.numpy-vectorise"}
     routes = _cli("--routes", env=env).stdout
     assert "[v] " in routes and "[cpu.numpy-vectorise]" in routes
+
+
+# --------------------------------------------------------------------------- coverage and wording
+
+def _all_texts(obj):
+    if isinstance(obj, dict):
+        if set(obj) == {"en", "zh"} and all(isinstance(v, str) for v in obj.values()):
+            yield obj
+            return
+        for v in obj.values():
+            yield from _all_texts(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _all_texts(v)
+
+
+def test_new_coverage_is_present():
+    kb = load_knowledge()
+    for sid in ("edge.executorch", "edge.litert-torch", "edge.hailo", "gpu.lora-finetune",
+                "software-acceleration.sglang-serving", "software-acceleration.dynamo-disaggregated",
+                "cloud.k8s-dra", "fpga.pynq-kria", "fpga.altera-board"):
+        assert sid in kb.steps, sid
+    for rid, route in kb.routes.items():
+        cap = route.get("capstone")
+        assert cap and cap["deliverable"]["en"] and cap["deliverable"]["zh"], rid
+    resources = [r for route in kb.routes.values() for s in route["steps"] for r in s["resources"]]
+    resources += [r for route in kb.routes.values() for r in route["capstone"].get("resources", [])]
+    assert sum(r["kind"] in ("course", "book") for r in resources) >= 25
+    assert sum(isinstance(r["title"], dict) for r in resources) >= 30
+    assert any(r.get("url_zh") for r in resources)
+    assert list(kb.routes)[0] == "cpu", "CPU fundamentals come first"
+
+
+def test_link_dates_are_real_dates_not_one_stamp():
+    kb = load_knowledge()
+    dates = [r["checked"] for route in kb.routes.values() for s in route["steps"] for r in s["resources"]
+             if "checked" in r]
+    assert dates and all(d <= TODAY.isoformat() for d in dates)
+    unchecked = sum(1 for route in kb.routes.values() for s in route["steps"] for r in s["resources"]
+                    if "checked" not in r)
+    assert unchecked > 0 and len(set(dates)) >= 2
+
+
+def test_chinese_terminology():
+    kb = load_knowledge()
+    for route in kb.routes.values():
+        for text in _all_texts(route):
+            en, zh = text["en"], text["zh"]
+            if "laptop" in en.lower():
+                assert "笔记本电脑" in zh, zh
+            elif "notebook" in en.lower():
+                assert "笔记本" not in zh or "notebook" in zh, zh
+            if "eager" in en.lower():
+                assert "即时执行" not in zh, zh
+            if "accuracy" in en.lower() and "precision" not in en.lower():
+                assert "精度" not in zh or "准确率" in zh, zh

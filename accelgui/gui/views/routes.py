@@ -93,6 +93,14 @@ class RoutesView(QWidget):
         from accelgui.progress import load_verified
 
         sid, lang = step.get("id", ""), self.state.lang
+        kb = self.state.kb
+        soft = [tr_obj(kb.steps[s].get("title"), lang) if kb is not None and s in kb.steps else s
+                for s in step.get("prerequisites_soft") or []]
+        if soft:
+            card.body.addWidget(muted(msg_tr("knowledge.routes.helps", lang, steps="; ".join(soft))))
+        if step.get("cost_class"):
+            card.body.addWidget(muted(msg_tr("knowledge.routes.cost", lang,
+                                             cost=msg_tr(f"knowledge.cost.{step['cost_class']}", lang))))
         evidence = load_verified().get(sid)
         row = QHBoxLayout()
         if evidence:
@@ -256,6 +264,7 @@ class RoutesView(QWidget):
         self._detail.addWidget(para(tr_obj(data.get("summary"), lang)))
         self._render_fit(data, assessment)
         self._render_steps(data, assessment)
+        self._render_capstone(data)
         self._render_corrections(data)
         self._detail.addStretch(1)
 
@@ -361,6 +370,26 @@ class RoutesView(QWidget):
                 label.linkActivated.connect(open_url_proxy)
                 card.body.addWidget(label)
             self._detail.addWidget(card)
+
+    def _render_capstone(self, data: dict) -> None:
+        from accelgui.l10n import tr as msg_tr
+
+        cap, lang = data.get("capstone"), self.state.lang
+        if not cap:
+            return
+        card = Card()
+        card.setObjectName("capstone")
+        card.body.addWidget(heading(msg_tr("knowledge.routes.capstone", lang, title=tr_obj(cap.get("title"), lang)), 1))
+        card.body.addWidget(para(tr_obj(cap.get("summary"), lang)))
+        card.body.addWidget(para(html_escape(msg_tr("knowledge.routes.deliverable", lang,
+                                                    text=tr_obj(cap.get("deliverable"), lang))), rich=True))
+        links = " · ".join(f"<a href='{html_escape(r.get('url', ''))}'>{html_escape(tr_obj(r.get('title'), lang))}</a>"
+                           for r in cap.get("resources") or [])
+        if links:
+            label = para(links, rich=True)
+            label.linkActivated.connect(open_url_proxy)
+            card.body.addWidget(label)
+        self._detail.addWidget(card)
 
     def _kind_text(self, kind: str | None) -> str | None:
         names = {"docs": self.tr("docs"), "course": self.tr("course"), "repo": self.tr("code"),
