@@ -122,14 +122,14 @@ def render_text(doc: dict) -> str:
             lines.append(f"        {L['verify']}: {step['verify']}")
             lines.extend(_step_extras(step, lang))
             for res in step.get("resources", []):
-                lines.append(f"        - {res['title']}: {res['url']}")
+                lines.append(f"        - {res['title']}: {_url(res, lang)}")
         if route.get("capstone"):
             cap = route["capstone"]
             lines.append("   " + msg_tr("knowledge.routes.capstone", lang, title=cap["title"]))
             lines.append(f"     {cap['summary']}")
             lines.append("     " + msg_tr("knowledge.routes.deliverable", lang, text=cap["deliverable"]))
             for res in cap.get("resources", []):
-                lines.append(f"     - {res['title']}: {res['url']}")
+                lines.append(f"     - {res['title']}: {_url(res, lang)}")
         if route.get("corrections"):
             lines.append(f"   {L['corrections']}:")
             for c in route["corrections"]:
@@ -145,6 +145,11 @@ def render_text(doc: dict) -> str:
         lines.extend(f"  - {e}" for e in doc["errors"])
         lines.append("")
     return "\n".join(lines)
+
+
+def _url(res: dict, lang: str) -> str:
+    """The resource's official Chinese page in zh where it has one (url_zh), else its url."""
+    return res.get("url_zh") if lang == "zh" and res.get("url_zh") else res["url"]
 
 
 def _step_extras(step: dict, lang: str) -> list[str]:

@@ -26,7 +26,7 @@ __all__ = ["META_KEYS", "load_facts", "tables", "table_ids", "expired", "row_mat
            "machine_keys", "review_horizon"]
 
 #: Row keys that describe the fact rather than the thing (shown as the "source" column).
-META_KEYS = ("source", "as_of", "review_by", "applies_to", "pci_id_source")
+META_KEYS = ("source", "as_of", "review_by", "applies_to", "pci_id_source", "pci_ids")
 
 _PACKAGE = "accelgui.knowledge"
 
@@ -239,9 +239,8 @@ def row_matches(table_id: str, row: dict, keys: dict) -> bool:
         return any(d["family"] == "coral-edgetpu" for d in devs)
     if table_id == "npu_linux_interfaces":
         return any(d["kind"] == "npu" and d["driver"] and d["driver"] == row.get("driver") for d in devs)
-    names = [d["name"] for d in devs] + [keys.get("cpu_name") or ""]
-    label = row.get("device") or row.get("name") or row.get("products") or ""
-    if table_id == "memory_bandwidth" and row.get("family") and any(
-            d["family"] == row["family"] for d in devs) and _name_hit(label, names):
+    ids = {str(i).lower() for i in row.get("pci_ids") or []}
+    if ids and any(d["pci_id"] in ids or d["usb_id"] in ids for d in devs):
         return True
-    return _name_hit(label, names)
+    names = [d["name"] for d in devs] + [keys.get("cpu_name") or ""]
+    return _name_hit(row.get("device") or row.get("name") or row.get("products") or "", names)

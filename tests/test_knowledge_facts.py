@@ -352,3 +352,13 @@ def test_chinese_terminology():
                 assert "即时执行" not in zh, zh
             if "accuracy" in en.lower() and "precision" not in en.lower():
                 assert "精度" not in zh or "准确率" in zh, zh
+
+
+def test_npu_rows_match_by_pci_id_and_soc_by_name():
+    laptop = {"devices": [{"kind": "npu", "vendor": "intel", "name": "Intel Lunar Lake NPU", "pci_id": "8086:643e",
+                           "details": {}}], "cpu": {"model_name": "Intel(R) Core(TM) Ultra 7 258V"}}
+    rows = {t["id"]: t for t in facts_document(laptop, "en")["tables"]}["npu_tops"]["rows"]
+    assert [r["device"] for r in rows if r["this_machine"]] == ["Intel Core Ultra 200V (Lunar Lake) NPU"]
+    board = {"devices": [{"kind": "npu", "vendor": "rockchip", "name": "RK3588 NPU", "details": {}}], "cpu": {}}
+    rows = {t["id"]: t for t in facts_document(board, "en")["tables"]}["npu_tops"]["rows"]
+    assert [r["device"] for r in rows if r["this_machine"]] == ["Rockchip RK3588 NPU"]
