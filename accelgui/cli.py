@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="mark a learning step as done (repeatable)")
     mode.add_argument("--undo", metavar="STEP", action="append", default=[],
                       help="mark a learning step as not done (repeatable)")
+    mode.add_argument("--facts", nargs="?", const="all", metavar="TABLE",
+                      help="print the dated fact tables (or one), this machine's rows marked")
+    mode.add_argument("--verify", metavar="STEP", action="append", default=[],
+                      help="run a learning step's check and record the evidence (repeatable)")
     mode.add_argument("--version", action="version", version=f"accelgui {__version__}")
     opt = p.add_argument_group("settings")
     opt.add_argument("--format", choices=FORMATS, default=None,
@@ -81,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="what you want to learn for: train, serve-llm, edge, hardware-design, hpc, "
                           "basics (re-ranks routes and steps; remembered with your progress; "
                           "'none' forgets it)")
+    opt.add_argument("--allow-root", action="store_true",
+                     help="let --verify run step checks as root")
+    opt.add_argument("--verify-python", metavar="PATH",
+                     help="Python interpreter (environment) that --verify runs Python checks in")
     opt.add_argument("--no-advice", action="store_true",
                      help="leave routes and estimates out of the report")
     from accelgui import monitor_cli
@@ -240,6 +248,28 @@ def cmd_progress(args) -> int:
     return EXIT_OK
 
 
+def cmd_knowledge(args) -> int:
+    """--facts and --verify (accelgui.facts_cli, accelgui.verify_cli)."""
+    fmt = args.format or "text"
+    if fmt not in ("text", "json"):
+        raise UsageError("--facts and --verify print --format text or json")
+    try:
+        if args.verify:
+            from accelgui.verify_cli import run_cli
+
+            return run_cli(args.verify, _lang(args), fmt, allow_root=args.allow_root,
+                           python=args.verify_python, sysroot=_check_sysroot(args.sysroot))
+        from accelgui.facts_cli import run_cli
+
+        return run_cli(args.facts, _lang(args), fmt, sysroot=_check_sysroot(args.sysroot),
+                       report_path=args.report)
+    except KeyError as exc:
+        what = "step id" if args.verify else "table"
+        raise UsageError(f"unknown {what}: {exc.args[0]} (see accelgui --routes / --facts)") from None
+    except PermissionError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_record_tree(args) -> int:
     from accelgui.probes.record import record_tree
 
@@ -291,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.goal is not None and not args.probe:
             print(f"goal: {_goal(args) or 'none'}")
             return EXIT_OK
+        if args.facts or args.verify:
+            return cmd_knowledge(args)
         if args.probe:
             return cmd_probe(args)
         if args.monitor or args.serve_metrics:

@@ -2,7 +2,12 @@
 
 One small JSON file shared by the CLI (``accelgui --done STEP`` / ``--undo STEP``) and the app::
 
-    <data dir>/progress.json   {"version": 1, "done": {"gpu.setup-check": "2026-11-29T10:00:00+00:00"}}
+    <data dir>/progress.json   {"version": 1, "done": {"gpu.setup-check": "2026-11-29T10:00:00+00:00"},
+                                "goal": "serve-llm",            # advisor.GOALS id, optional
+                                "verified": {"cpu.numba-jit": {"date": ..., "excerpt": ...}}}
+
+``done`` holds the ticked steps, ``verified`` the evidence of the steps whose machine check
+passed (``accelgui --verify``; a verified step is done too), ``goal`` the learner's goal.
 
 The data dir is ``platformdirs.user_data_dir("accelgui")`` (``~/.local/share/accelgui`` on
 Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Writes go through ``accelgui.atomic`` (a
@@ -21,7 +26,7 @@ import sys
 from datetime import datetime, timezone
 
 __all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
-           "mark_done", "unmark"]
+           "mark_done", "unmark", "load_verified", "record_verified"]
 
 ENV_VAR = "ACCELGUI_DATA_DIR"
 FILE_NAME = "progress.json"
@@ -52,18 +57,19 @@ def progress_path() -> str:
 
 
 def _read(path: str) -> dict:
-    """{step id: ISO time or None}. Raises _CorruptError with the reason; {} when there is no file."""
+    """The whole progress state ``{"done", "goal", "verified"}``. Raises _CorruptError with the
+    reason; an empty state when there is no file."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except FileNotFoundError:
-        return {}
+        return _empty()
     except (OSError, UnicodeDecodeError) as exc:
         raise _CorruptError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _CorruptError(f"not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise _CorruptError(f"not valid JSON ({getattr(exc, 'msg', 'nested too deep')})") from exc
     if not isinstance(data, dict):
         raise _CorruptError("expected a JSON object")
     done = data.get("done", {})
@@ -71,7 +77,18 @@ def _read(path: str) -> dict:
         done = {s: None for s in done}
     if not isinstance(done, dict) or not all(isinstance(k, str) and k for k in done):
         raise _CorruptError("'done' must map step ids to dates")
-    return {k: (v if isinstance(v, str) else None) for k, v in done.items()}
+    goal = data.get("goal")
+    verified = data.get("verified")
+    return {
+        "done": {k: (v if isinstance(v, str) else None) for k, v in done.items()},
+        "goal": goal if isinstance(goal, str) and goal else None,
+        "verified": {k: v for k, v in verified.items() if isinstance(k, str) and k and isinstance(v, dict)}
+        if isinstance(verified, dict) else {},
+    }
+
+
+def _empty() -> dict:
+    return {"done": {}, "goal": None, "verified": {}}
 
 
 def _warn(path: str, why: str) -> None:
@@ -80,14 +97,19 @@ def _warn(path: str, why: str) -> None:
                      "time a step is marked\n")
 
 
-def load_progress() -> dict:
-    """{step id: date marked done (ISO string) or None}. Never raises for a bad file."""
+def _state() -> dict:
+    """The progress state for reading; a bad file gives an empty state and one warning."""
     path = progress_path()
     try:
         return _read(path)
     except _CorruptError as exc:
         _warn(path, str(exc))
-        return {}
+        return _empty()
+
+
+def load_progress() -> dict:
+    """{step id: date marked done (ISO string) or None}. Never raises for a bad file."""
+    return _state()["done"]
 
 
 def load_done() -> frozenset:
@@ -97,32 +119,23 @@ def load_done() -> frozenset:
 
 def load_goal() -> str | None:
     """The goal the learner picked (advisor.GOALS id; ``--goal``, the app's picker), or None."""
-    try:
-        with open(progress_path(), encoding="utf-8") as f:
-            data = json.loads(f.read())
-    except (OSError, ValueError):
-        return None
-    goal = data.get("goal") if isinstance(data, dict) else None
-    return goal if isinstance(goal, str) and goal else None
+    return _state()["goal"]
 
 
-def set_goal(goal: str | None) -> None:
-    """Remember ``goal`` with the learning progress (None forgets it); the steps are kept."""
-    path = progress_path()
-    _write(path, _load_for_update(path), goal=goal)
+def load_verified() -> dict:
+    """{step id: evidence} of the steps whose check passed (``accelgui --verify``)."""
+    return _state()["verified"]
 
 
-_KEEP = object()
-
-
-def _write(path: str, done: dict, goal=_KEEP) -> None:
+def _write(path: str, state: dict) -> None:
     from accelgui.atomic import write_atomic
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    payload = {"version": VERSION, "done": dict(sorted(done.items()))}
-    goal = load_goal() if goal is _KEEP else goal
-    if goal:
-        payload["goal"] = goal
+    payload = {"version": VERSION, "done": dict(sorted(state["done"].items()))}
+    if state.get("goal"):
+        payload["goal"] = state["goal"]
+    if state.get("verified"):
+        payload["verified"] = dict(sorted(state["verified"].items()))
     write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -137,7 +150,7 @@ def _load_for_update(path: str) -> dict:
             shutil.copyfile(path, path + ".corrupt")
         except OSError:
             pass
-        return {}
+        return _empty()
 
 
 class _Locked:
@@ -166,34 +179,63 @@ class _Locked:
 
 
 def _update(change) -> bool:
-    """Apply ``change(done) -> bool`` under the lock; write when it says something changed."""
+    """Apply ``change(state) -> bool`` under the lock; write when it says something changed."""
     path = progress_path()
     with _Locked(path):
-        done = _load_for_update(path)
-        if not change(done):
+        state = _load_for_update(path)
+        if not change(state):
             return False
-        _write(path, done)
+        _write(path, state)
         return True
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _step_id(step) -> str:
+    if not isinstance(step, str) or not step.strip():
+        raise ValueError("a step id is a non-empty string")
+    return step
 
 
 def mark_done(step: str) -> bool:
     """Mark ``step`` done. True if it was not done before."""
-    if not isinstance(step, str) or not step.strip():
-        raise ValueError("a step id is a non-empty string")
+    _step_id(step)
 
-    def change(done):
-        if step in done:
+    def change(state):
+        if step in state["done"]:
             return False
-        done[step] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        state["done"][step] = _now()
         return True
     return _update(change)
 
 
 def unmark(step: str) -> bool:
-    """Mark ``step`` not done. True if it was done before."""
-    def change(done):
-        if step not in done:
+    """Mark ``step`` not done (and forget its verification). True if it was done before."""
+    def change(state):
+        if step not in state["done"] and step not in state["verified"]:
             return False
-        del done[step]
+        state["done"].pop(step, None)
+        state["verified"].pop(step, None)
         return True
     return _update(change)
+
+
+def set_goal(goal: str | None) -> None:
+    """Remember ``goal`` with the learning progress (None forgets it); the steps are kept."""
+    def change(state):
+        state["goal"] = goal or None
+        return True
+    _update(change)
+
+
+def record_verified(step: str, evidence: dict) -> None:
+    """Store the evidence that ``step``'s check passed; the step also counts as done."""
+    _step_id(step)
+
+    def change(state):
+        state["done"].setdefault(step, evidence.get("date") or _now())
+        state["verified"][step] = dict(evidence)
+        return True
+    _update(change)

@@ -58,12 +58,18 @@ def catalogue(lang: str = "en", override_dir: str | None = None) -> dict:
     """The JSON document ``accelgui --routes --format json`` prints."""
     from accelgui.knowledge import load_knowledge
 
+    from accelgui.progress import load_progress, load_verified
+
     kb = load_knowledge(override_dir)
+    done, verified = load_progress(), load_verified()
     routes = []
     for rid, route in kb.routes.items():
         data = resolve(route, lang)
         data.pop("$schema", None)
         data["source"] = kb.origins.get(rid, "shipped")
+        for step in data.get("steps", []):  # verified (a check passed) vs ticked by hand
+            sid = step.get("id")
+            step["progress"] = "verified" if sid in verified else "ticked" if sid in done else None
         routes.append(data)
     return {"lang": lang, "routes": routes, "errors": list(kb.errors)}
 
@@ -83,7 +89,10 @@ def render_text(doc: dict) -> str:
     lang = doc["lang"]
     L = LABELS[lang]
     fb = FALLBACK_NAMES[lang]
-    lines: list[str] = [f"{L['routes']} ({len(doc['routes'])})", ""]
+    from accelgui.l10n import tr as msg_tr
+
+    lines: list[str] = [f"{L['routes']} ({len(doc['routes'])})",
+                        msg_tr("knowledge.progress.legend", lang), ""]
     for n, route in enumerate(doc["routes"], 1):
         steps = route.get("steps", [])
         total = sum(s.get("hours") or 0 for s in steps)
@@ -104,14 +113,23 @@ def render_text(doc: dict) -> str:
                              f"[{L['fallback']}: {fb.get(req['fallback'], req['fallback'])}]")
         lines.append(f"   {L['steps']}:")
         for i, step in enumerate(steps, 1):
-            lines.append(f"     {i}) {step['title']} [{step['id']}] "
+            mark = {"verified": "[v] ", "ticked": "[x] "}.get(step.get("progress"), "")
+            lines.append(f"     {i}) {mark}{step['title']} [{step['id']}] "
                          f"({L[step['level']]}, ~{_num(step['hours'])} {L['hours']})")
             if step.get("prerequisites"):
                 lines.append(f"        {L['after']}: " + ", ".join(step["prerequisites"]))
             lines.append(f"        {step['summary']}")
             lines.append(f"        {L['verify']}: {step['verify']}")
+            lines.extend(_step_extras(step, lang))
             for res in step.get("resources", []):
-                lines.append(f"        - {res['title']}: {res['url']}")
+                lines.append(f"        - {res['title']}: {_url(res, lang)}")
+        if route.get("capstone"):
+            cap = route["capstone"]
+            lines.append("   " + msg_tr("knowledge.routes.capstone", lang, title=cap["title"]))
+            lines.append(f"     {cap['summary']}")
+            lines.append("     " + msg_tr("knowledge.routes.deliverable", lang, text=cap["deliverable"]))
+            for res in cap.get("resources", []):
+                lines.append(f"     - {res['title']}: {_url(res, lang)}")
         if route.get("corrections"):
             lines.append(f"   {L['corrections']}:")
             for c in route["corrections"]:
@@ -127,6 +145,25 @@ def render_text(doc: dict) -> str:
         lines.extend(f"  - {e}" for e in doc["errors"])
         lines.append("")
     return "\n".join(lines)
+
+
+def _url(res: dict, lang: str) -> str:
+    """The resource's official Chinese page in zh where it has one (url_zh), else its url."""
+    return res.get("url_zh") if lang == "zh" and res.get("url_zh") else res["url"]
+
+
+def _step_extras(step: dict, lang: str) -> list[str]:
+    """Soft prerequisites, cost class and the machine check of a step (accelgui --verify)."""
+    from accelgui.l10n import tr as msg_tr
+
+    out = []
+    if step.get("prerequisites_soft"):
+        out.append("        " + msg_tr("knowledge.routes.helps", lang, steps=", ".join(step["prerequisites_soft"])))
+    if step.get("cost_class"):
+        out.append("        " + msg_tr(f"knowledge.cost.{step['cost_class']}", lang))
+    if step.get("check"):
+        out.append("        " + msg_tr("knowledge.routes.verifiable", lang, step=step["id"]))
+    return out
 
 
 def _num(x) -> str:

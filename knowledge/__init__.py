@@ -47,6 +47,8 @@ READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown
 BUSES = ("pci", "usb", "platform")
 _DEVICE_CLASSES = {"segment": ("data-centre", "workstation", "consumer", "embedded"),
                    "form": ("discrete", "integrated", "embedded", "virtual"), "family": None}
+COST_CLASSES = ("free", "low", "medium", "high")
+CHECK_KINDS = ("python", "command", "file")
 
 # Patterns as strings: re compiles (and caches) each on first use, so loading the shipped
 # routes on the probe path does not pay for compiling the override checks.
@@ -326,7 +328,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
         p.add("", "a route file must hold a JSON object")
         return list(p)
     allowed = {"$schema", "id", "order", "title", "summary", "scenarios", "tools",
-               "requirements", "steps", "corrections", "facts"}
+               "requirements", "steps", "corrections", "facts", "capstone"}
     for key in sorted(set(data) - allowed):
         p.add(key, "unknown field")
     rid = data.get("id")
@@ -351,9 +353,15 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
             if _need(p, item, "name", where, str, nonempty=True):
                 tool_names.add(item["name"])
             _pattern(p, item, "url", where, _URL, "must be an https:// URL")
-            _pattern(p, item, "checked", where, _DATE, "must be a date YYYY-MM-DD")
+            if "checked" in item:  # absent: the link was not looked at
+                _pattern(p, item, "checked", where, _DATE, "must be a date YYYY-MM-DD")
 
     _array(p, data, "tools", "", 1, tool)
+    capstone = data.get("capstone")
+    if capstone is not None and _object(p, capstone, "capstone",
+                                        {"title", "summary", "deliverable", "cost_class", "resources"}):
+        for key in ("title", "summary", "deliverable"):
+            _text(p, capstone, key, "capstone")
     req_ids: set = set()
 
     def requirement(item, where):
@@ -379,7 +387,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
 
     def step(item, where):
         keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
-                "verify", "resources"}
+                "verify", "resources", "prerequisites_soft", "cost_class", "check"}
         if not _object(p, item, where, keys):
             return
         if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
@@ -401,9 +409,17 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
         _array(p, item, "needs", where, 0,
                lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a requirement id"))
         _array(p, item, "tools", where, 0, lambda v, w: _str_item(p, v, w, None, ""))
+        if "prerequisites_soft" in item:
+            _array(p, item, "prerequisites_soft", where, 0,
+                   lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a step id '<route>.<name>'"))
+        if "cost_class" in item:
+            _enum(p, item, "cost_class", where, COST_CLASSES)
+        if "check" in item and (not isinstance(item["check"], dict)
+                                or item["check"].get("kind") not in CHECK_KINDS):
+            p.add(f"{where}.check", f"must be an object with kind one of {', '.join(CHECK_KINDS)}")
 
         def resource(res, w):
-            if _object(p, res, w, {"title", "url", "kind", "checked"}):
+            if _object(p, res, w, {"title", "url", "kind", "checked", "url_zh"}):
                 if "title" not in res:
                     p.add(f"{w}.title", "missing")
                 elif isinstance(res["title"], dict):
@@ -412,7 +428,8 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
                     p.add(f"{w}.title", "must be a non-empty string")
                 _pattern(p, res, "url", w, _URL, "must be an https:// URL")
                 _enum(p, res, "kind", w, RESOURCE_KINDS)
-                _pattern(p, res, "checked", w, _DATE, "must be a date YYYY-MM-DD")
+                if "checked" in res:  # absent: the link was not looked at
+                    _pattern(p, res, "checked", w, _DATE, "must be a date YYYY-MM-DD")
 
         _array(p, item, "resources", where, 1, resource, max_items=8)
 
@@ -436,10 +453,11 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
             _pattern(p, item, "source_url", where, _URL, "must be an https:// URL")
 
     def fact(item, where):
-        if _object(p, item, where, {"id", "text", "as_of", "source"}):
+        if _object(p, item, where, {"id", "text", "as_of", "review_by", "source"}):
             _pattern(p, item, "id", where, _ANY_ID, "must be an id")
             _text(p, item, "text", where)
             _pattern(p, item, "as_of", where, _AS_OF, "must be YYYY-MM or YYYY-MM-DD")
+            _pattern(p, item, "review_by", where, _DATE, "must be a date YYYY-MM-DD")
             _pattern(p, item, "source", where, _URL, "must be an https:// URL")
 
     _array(p, data, "corrections", "", 0, correction)

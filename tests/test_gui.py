@@ -322,7 +322,7 @@ def test_language_switch_shows_chinese_throughout(qtbot):
     window.set_language("zh_CN")
     settle(qtbot, window)
     sidebar = [window.sidebar.item(i).text() for i in range(window.sidebar.count())]
-    assert sidebar == ["概览", "硬件", "基准测试", "学习路线", "报告", "监视器"]
+    assert sidebar == ["概览", "硬件", "基准测试", "监视器", "学习路线", "参考资料", "报告"]
     overview = texts(show(window, "overview"))
     assert "这台机器" in overview and "结论" in overview
     assert "GPU 计算" in overview            # a route title from the knowledge base, in Chinese

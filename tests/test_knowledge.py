@@ -159,7 +159,8 @@ def test_facts_are_dated_and_sourced():
                  "coral_edge_tpu", "npu_tops"):
         table = facts[name]
         assert re.match(r"^\d{4}-\d{2}(-\d{2})?$", table["as_of"]), name
-        assert table["source"].startswith("https://"), name
+        sources = table["source"] if isinstance(table["source"], list) else [table["source"]]
+        assert sources and all(s.startswith("https://") for s in sources), name
         assert table["rows"], name
     for row in facts["npu_tops"]["rows"]:
         assert row["source"].startswith("https://") and row["peak_int8_tops"] > 0
@@ -175,7 +176,7 @@ def test_facts_are_dated_and_sourced():
 SEED_ERRORS = {
     "SGX": "cpu", "TensorFlow Lite": "tpu", "MKL": "asic",
     "Falcon": None, "TPU-D": None, "OpenFEM": None, "Mistral": None, "A100": None,
-    "Pascal": None,
+    "Pascal": None, "AI-Zap": "software-acceleration",
 }
 
 
@@ -190,7 +191,7 @@ def test_seed_error_is_recorded_as_a_correction(term, route):
 
 
 @pytest.mark.parametrize("phrase", ["TPU-D", "OpenFEM", "OpenAI Falcon", "SGX", "Edge Compute)",
-                                    "TensorFlow Lite for FPGA", "秒级加速"])
+                                    "TensorFlow Lite for FPGA", "秒级加速", "AI-Zap", "AI-Tech"])
 def test_seed_errors_are_not_repeated_outside_corrections(phrase):
     for entry in ROUTE_FILES:
         for path, text in _texts(_load(entry), skip=("corrections",)):

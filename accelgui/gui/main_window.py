@@ -30,11 +30,13 @@ from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE,
 from accelgui.gui.views.compare import CompareView
 from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
+from accelgui.gui.views.reference import ReferenceView
+from accelgui.l10n import tr as l10n_tr
 from accelgui.gui.views.routes import RoutesView
 from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_knowledge_base,
                                   open_report, probe_machine)
 
-PAGES = ("overview", "hardware", "benchmarks", "routes", "reports", "monitor")
+PAGES = ("overview", "hardware", "benchmarks", "monitor", "routes", "reference", "reports")
 
 
 @dataclass
@@ -180,6 +182,7 @@ class MainWindow(QMainWindow):
             "benchmarks": QStyle.StandardPixmap.SP_MediaPlay,
             "monitor": QStyle.StandardPixmap.SP_MediaSeekForward,
             "routes": QStyle.StandardPixmap.SP_DirLinkIcon,
+            "reference": QStyle.StandardPixmap.SP_FileDialogInfoView,
             "reports": QStyle.StandardPixmap.SP_FileDialogDetailedView,
         }
         for page in PAGES:
@@ -204,9 +207,10 @@ class MainWindow(QMainWindow):
         self.routes = RoutesView()
         self.reports = CompareView()
         self.monitor = MonitorView(self.options.monitor_sampler, sysroot=self.options.sysroot)
+        self.reference = ReferenceView()
         self.views = {"overview": self.overview, "hardware": self.hardware,
                       "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports,
-                      "monitor": self.monitor}
+                      "monitor": self.monitor, "reference": self.reference}
         for page in PAGES:
             self.stack.addWidget(self.views[page])
         right.addWidget(self.stack, 1)
@@ -332,6 +336,7 @@ class MainWindow(QMainWindow):
         self.overview.open_route.connect(self.open_route)
         self.overview.open_page.connect(self.show_page)
         self.routes.step_toggled.connect(self.set_step_done)
+        self.routes.step_verified.connect(self._step_verified)
         self.benchmarks.run_requested.connect(self.run_benchmark)
         self.benchmarks.cancel_requested.connect(self.cancel_benchmark)
         self.reports.open_requested.connect(self.choose_report)
@@ -347,7 +352,8 @@ class MainWindow(QMainWindow):
     def retranslate(self) -> None:
         names = {"overview": self.tr("Overview"), "hardware": self.tr("Hardware"),
                  "benchmarks": self.tr("Benchmarks"), "routes": self.tr("Routes"), "monitor": self.tr("Monitor"),
-                 "reports": self.tr("Reports")}
+                 "reports": self.tr("Reports"),
+                 "reference": l10n_tr("knowledge.reference.page", i18n.knowledge_lang(self.ui_lang))}
         for i, page in enumerate(PAGES):
             self.sidebar.item(i).setText(names[page])
             self.act_pages[i].setText(names[page])
@@ -663,6 +669,16 @@ class MainWindow(QMainWindow):
         self.probe()
 
     # == progress =========================================================================
+    def _step_verified(self, step_id: str) -> None:
+        """A step's check ran (accelgui.verify): a passed check also counts the step as done."""
+        from accelgui.progress import load_done
+
+        done = load_done()
+        if done != self.done:
+            self.done = done
+            self.refresh()
+            self.advise()
+
     def set_step_done(self, step_id: str, done: bool) -> None:
         try:
             from accelgui.progress import mark_done, unmark

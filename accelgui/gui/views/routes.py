@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QMessageBox,
+                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
                                        heading, html_escape, level_text, muted, para,
@@ -25,8 +25,19 @@ def open_url(url: str) -> bool:
     return QDesktopServices.openUrl(QUrl(url))
 
 
+def confirm_root(parent: QWidget) -> bool:
+    """Ask before running a step's check as root (patched in tests)."""
+    from accelgui.l10n import tr as msg_tr
+
+    lang = getattr(getattr(parent, "state", None), "lang", "en")
+    answer = QMessageBox.question(parent, msg_tr("knowledge.verify.root_title", lang),
+                                  msg_tr("knowledge.verify.root_question", lang))
+    return answer == QMessageBox.StandardButton.Yes
+
+
 class RoutesView(QWidget):
     step_toggled = Signal(str, bool)        # step id, done
+    step_verified = Signal(str)             # step id whose check ran (accelgui.verify)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -41,6 +52,82 @@ class RoutesView(QWidget):
         self.stack.addWidget(self._list_area)
         self.stack.addWidget(self._detail_area)
         self.checkboxes: dict[str, QCheckBox] = {}
+        self.verify_results: dict[str, dict] = {}   # step id -> last accelgui.verify result
+        self._verify_tasks: set = set()
+
+    def verify_step(self, step_id: str) -> None:
+        """Run the step's check in a worker thread (a child process with a timeout, no network)."""
+        from accelgui import verify
+        from accelgui.gui.workers import Task
+
+        if verify.is_root() and not confirm_root(self):
+            return
+        report = self.state.report
+        report_dict = report.to_dict() if hasattr(report, "to_dict") else (report or {})
+        task = Task(verify.verify_step, step_id, self.state.kb, None, None, report_dict,
+                    name="accelgui-verify")
+        self.verify_results[step_id] = {"status": "running"}
+        self._verify_tasks.add(task)
+
+        def finished(result, t=task):
+            self._verify_tasks.discard(t)
+            self.verify_results[step_id] = result
+            self.step_verified.emit(step_id)
+            self.render(self.state)
+
+        def failed(message, t=task):
+            self._verify_tasks.discard(t)
+            self.verify_results[step_id] = {"status": "error", "reason": message}
+            self.render(self.state)
+
+        task.done.connect(finished)
+        task.failed.connect(failed)
+        task.start()
+        self.render(self.state)
+
+    def _verify_row(self, step: dict, card) -> None:
+        """Verified vs ticked badge, the Verify button and the last result of a step's check."""
+        from accelgui import verify
+        from accelgui.l10n import render as render_msg
+        from accelgui.l10n import tr as msg_tr
+        from accelgui.progress import load_verified
+
+        sid, lang = step.get("id", ""), self.state.lang
+        kb = self.state.kb
+        soft = [tr_obj(kb.steps[s].get("title"), lang) if kb is not None and s in kb.steps else s
+                for s in step.get("prerequisites_soft") or []]
+        if soft:
+            card.body.addWidget(muted(msg_tr("knowledge.routes.helps", lang, steps="; ".join(soft))))
+        if step.get("cost_class"):
+            card.body.addWidget(muted(msg_tr("knowledge.routes.cost", lang,
+                                             cost=msg_tr(f"knowledge.cost.{step['cost_class']}", lang))))
+        evidence = load_verified().get(sid)
+        row = QHBoxLayout()
+        if evidence:
+            row.addWidget(Badge(msg_tr("knowledge.progress.verified", lang), STATUS_COLOURS["ready"]))
+            row.addWidget(muted(str(evidence.get("date", ""))[:10]))
+        elif sid in self.state.done:
+            row.addWidget(Badge(msg_tr("knowledge.progress.ticked", lang), "#546e7a"))
+        row.addStretch(1)
+        if verify.has_check(step):
+            button = QPushButton(msg_tr("knowledge.verify.button", lang))
+            button.setObjectName(f"verify-{sid}")
+            button.setToolTip(msg_tr("knowledge.verify.button_tip", lang))
+            running = self.verify_results.get(sid, {}).get("status") == "running"
+            button.setEnabled(not running)
+            button.clicked.connect(lambda _=False, s=sid: self.verify_step(s))
+            row.addWidget(button)
+        card.body.addLayout(row)
+        result = self.verify_results.get(sid)
+        if result and result.get("status") != "running":
+            status = msg_tr(f"knowledge.verify.status.{result['status']}", lang)
+            reason = render_msg(result["reason_msg"], lang) if result.get("reason_msg") else result.get("reason", "")
+            text = lead(status + ":") + html_escape(reason)
+            if result.get("excerpt"):
+                text += "<br><small>" + html_escape(result["excerpt"][:400]).replace("\n", "<br>") + "</small>"
+            label = para(text, rich=True)
+            label.setObjectName(f"verify-result-{sid}")
+            card.body.addWidget(label)
 
     def retranslate(self) -> None:
         self.render(self.state)
@@ -177,6 +264,7 @@ class RoutesView(QWidget):
         self._detail.addWidget(para(tr_obj(data.get("summary"), lang)))
         self._render_fit(data, assessment)
         self._render_steps(data, assessment)
+        self._render_capstone(data)
         self._render_corrections(data)
         self._detail.addStretch(1)
 
@@ -268,18 +356,40 @@ class RoutesView(QWidget):
             if step.get("verify"):
                 card.body.addWidget(para(lead(self.tr("Check:"))
                                          + html_escape(tr_obj(step["verify"], lang)), rich=True))
+            self._verify_row(step, card)
             resources = step.get("resources") or []
             if resources:
                 items = []
                 for res in resources:
                     kind = self._kind_text(res.get("kind"))
-                    items.append(f"<a href='{html_escape(res.get('url', ''))}'>{html_escape(res.get('title', ''))}</a>"
+                    url = res.get("url_zh") if lang == "zh" and res.get("url_zh") else res.get("url", "")
+                    items.append(f"<a href='{html_escape(url)}'>{html_escape(tr_obj(res.get('title'), lang))}</a>"
                                  + (f" <small>({html_escape(kind)})</small>" if kind else ""))
                 label = para(lead(self.tr("Resources:")) + " · ".join(items), rich=True)
                 label.setObjectName(f"resources-{sid}")
                 label.linkActivated.connect(open_url_proxy)
                 card.body.addWidget(label)
             self._detail.addWidget(card)
+
+    def _render_capstone(self, data: dict) -> None:
+        from accelgui.l10n import tr as msg_tr
+
+        cap, lang = data.get("capstone"), self.state.lang
+        if not cap:
+            return
+        card = Card()
+        card.setObjectName("capstone")
+        card.body.addWidget(heading(msg_tr("knowledge.routes.capstone", lang, title=tr_obj(cap.get("title"), lang)), 1))
+        card.body.addWidget(para(tr_obj(cap.get("summary"), lang)))
+        card.body.addWidget(para(html_escape(msg_tr("knowledge.routes.deliverable", lang,
+                                                    text=tr_obj(cap.get("deliverable"), lang))), rich=True))
+        links = " · ".join(f"<a href='{html_escape(r.get('url', ''))}'>{html_escape(tr_obj(r.get('title'), lang))}</a>"
+                           for r in cap.get("resources") or [])
+        if links:
+            label = para(links, rich=True)
+            label.linkActivated.connect(open_url_proxy)
+            card.body.addWidget(label)
+        self._detail.addWidget(card)
 
     def _kind_text(self, kind: str | None) -> str | None:
         names = {"docs": self.tr("docs"), "course": self.tr("course"), "repo": self.tr("code"),
