@@ -277,14 +277,15 @@ def _cc_float(text) -> float | None:
 
 
 def _pci_device(rec: dict, tables: dict) -> dict:
+    from accelgui.probes import ids
+    from accelgui.probes.ids import pretty_name
+
     vid, did = rec["vendor_id"], rec["device_id"]
-    vinfo = tables.get("vendors", {}).get(vid) or {}
+    vinfo = ids.vendor_info(vid) or {}
     entry = rec.get("curated") or {}
     vendor = rec.get("vendor") or vinfo.get("id") or _vendor_slug(rec.get("pci_ids_vendor")) \
         or f"pci-{vid}"
     display = vinfo.get("name") or (rec.get("pci_ids_vendor") or "").split(" ")[0] or None
-    from accelgui.probes.ids import pretty_name
-
     source = rec.get("name_from") or rec
     name = rec.get("display_name") or pretty_name(display, source.get("pci_ids_device"))
     if not name and (source.get("curated") or {}).get("name"):

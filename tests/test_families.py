@@ -268,3 +268,10 @@ def test_nvml_ids_and_names_are_checked_before_they_enter_the_report():
     assert dev["pci_id"] is None and dev["name"] == "NVIDIA H100 [31m"
     priv["nvml"]["gpus"][0]["pci_id"] = "10DE:2330"
     assert inventory.build_devices(priv, {"toolkits": {}})[0]["pci_id"] == "10de:2330"
+
+
+def test_a_family_vendor_names_a_device_in_a_tree_without_pci_ids(acme, tmp_path):
+    root = tmp_path / "t"
+    pci_function(root, "0000:03:00.0", "1fff", "0009", "120000")
+    dev, = probe(root).devices
+    assert dev.vendor == "acme" and dev.name == "Acme device 1fff:0009"
