@@ -224,7 +224,9 @@ def describe_device(dev: dict, lang: str = "en", count: int = 1) -> str:
     else:
         parts.append(_t("no_driver", lang))
     readiness = dev.get("readiness") or "unknown"
-    why = (lang == "zh" and dev.get("readiness_reason_zh")) or dev.get("readiness_reason")
+    from accelgui import l10n         # the message, or an older report's *_zh twin
+
+    why = l10n.field_text(dev, "readiness_reason", lang)
     word = _t(readiness, lang) if readiness in _T else readiness
     if lang == "zh":
         state = f"{word}：{why}" if why and readiness != "ready" else word
