@@ -234,7 +234,10 @@ def _rows(entry: dict) -> list[dict]:
     """The family's specification rows, each with the table's as_of/source/review_by unless
     it carries its own; a family may borrow another's (``specs_from``: WSL's NVIDIA GPU is
     one of the NVIDIA GPUs)."""
-    out = []
+    memo = _idx().setdefault("rows", {})
+    if entry["id"] in memo:
+        return memo[entry["id"]]
+    out = memo[entry["id"]] = []
     for e in (entry, family(entry.get("specs_from"))):
         specs = (e or {}).get("specs") or {}
         for row in specs.get("devices") or ():
@@ -265,7 +268,7 @@ def device_spec(fid: str | None, pci_id: str | None = None, usb_id: str | None =
         return None
     rows = _rows(entry)
     keys = {k.lower() for k in (pci_id, usb_id, soc) if k}
-    hits = [r for r in rows if keys & {i.lower() for i in r.get("ids") or ()}]
+    hits = [r for r in rows if keys.intersection(r.get("ids") or ())]
     if not hits and name:
         hits = [r for r in rows if _named(r, name)]
         longest = max((len(r.get("name") or "") for r in hits), default=0)
@@ -275,4 +278,4 @@ def device_spec(fid: str | None, pci_id: str | None = None, usb_id: str | None =
     if len(hits) > 1 and memory_bytes:
         hits = [r for r in hits if r.get("memory_bytes")
                 and abs(r["memory_bytes"] - memory_bytes) <= 0.06 * r["memory_bytes"]] or hits
-    return hits[0] if len(hits) == 1 else None
+    return dict(hits[0]) if len(hits) == 1 else None

@@ -277,14 +277,15 @@ def _cc_float(text) -> float | None:
 
 
 def _pci_device(rec: dict, tables: dict) -> dict:
+    from accelgui.probes import ids
+    from accelgui.probes.ids import pretty_name
+
     vid, did = rec["vendor_id"], rec["device_id"]
-    vinfo = tables.get("vendors", {}).get(vid) or {}
+    vinfo = ids.vendor_info(vid) or {}
     entry = rec.get("curated") or {}
     vendor = rec.get("vendor") or vinfo.get("id") or _vendor_slug(rec.get("pci_ids_vendor")) \
         or f"pci-{vid}"
     display = vinfo.get("name") or (rec.get("pci_ids_vendor") or "").split(" ")[0] or None
-    from accelgui.probes.ids import pretty_name
-
     source = rec.get("name_from") or rec
     name = rec.get("display_name") or pretty_name(display, source.get("pci_ids_device"))
     if not name and (source.get("curated") or {}).get("name"):
@@ -435,7 +436,18 @@ def _attach_class_nodes(dev: dict, class_nodes: list[dict], addresses: set[str])
     dev["_nodes"] = nodes
 
 
+def _pci_pair(text) -> str | None:
+    """"10de:2330" as the report spells it, or None when ``text`` is not two hex ids."""
+    from accelgui.probes.pci import valid_hex
+
+    vendor, _, device = str(text or "").partition(":")
+    vendor, device = valid_hex(vendor, 4), valid_hex(device, 4)
+    return f"{vendor}:{device}" if vendor and device else None
+
+
 def _merge_nvml(devices: list[dict], nvml: dict) -> None:
+    from accelgui.probes import ids
+
     by_addr = {d["address"]: d for d in devices if d["bus"] == "pci"}
     # Under WSL2, NVML reports the host's PCI addresses; the guest sees one dxgkrnl function
     # per host GPU at an address of its own. Unmatched NVML GPUs fill those, in order.
@@ -448,7 +460,7 @@ def _merge_nvml(devices: list[dict], nvml: dict) -> None:
             dev.update(vendor="nvidia", _family="nvidia-wsl")
             dev["details"].update(family="nvidia-wsl", host_pci_address=addr)
         if dev is None:
-            pci_id = gpu.get("pci_id")
+            pci_id = _pci_pair(gpu.get("pci_id"))
             dev = {"kind": "gpu", "vendor": "nvidia", "name": gpu.get("name") or "NVIDIA GPU",
                    "bus": "pci", "address": addr, "pci_id": pci_id, "usb_id": None,
                    "driver": "nvidia", "integrated": False, "readiness": "unknown",
@@ -457,8 +469,8 @@ def _merge_nvml(devices: list[dict], nvml: dict) -> None:
             devices.append(dev)
             if addr:
                 by_addr[addr] = dev
-        if gpu.get("name"):
-            dev["name"] = gpu["name"]
+        if ids.clean_name(gpu.get("name")):
+            dev["name"] = ids.clean_name(gpu["name"])
         details = dev["details"]
         for key, value in gpu.items():
             if key in ("pci_address", "pci_id", "name") or value is None:

@@ -20,10 +20,13 @@ _DLA_NODE = re.compile(r"^[0-9a-f]+\.nvdla\d$")
 
 
 def _strings(ctx: ProbeContext, *paths: str) -> list[str]:
+    from accelgui.probes import ids
+
     for rel in paths:
         data = ctx.read_bytes(rel, limit=4096)
         if data:
-            return [s.decode("utf-8", "replace").strip() for s in data.split(b"\0") if s.strip()]
+            names = (ids.clean_name(s.decode("utf-8", "replace")) for s in data.split(b"\0"))
+            return [n for n in names if n]
     return []
 
 

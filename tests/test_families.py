@@ -258,3 +258,20 @@ def test_every_recorded_tree_gives_devices_the_schema_accepts():
             errors = list(validator.evolve(schema=schema["$defs"]["device"]).iter_errors(dev))
             assert not errors, (tree.name, dev["name"], [e.message for e in errors[:3]])
         assert all(d["family"] for d in devices), tree.name      # every family is known here
+
+
+def test_nvml_ids_and_names_are_checked_before_they_enter_the_report():
+    priv = {"nvml": {"ok": True, "source": "nvml",
+                     "gpus": [{"pci_address": "0000:09:00.0", "pci_id": "10de:\x19zz",
+                               "name": "NVIDIA H100\x1b[31m\x07"}]}}
+    dev, = inventory.build_devices(priv, {"toolkits": {}})
+    assert dev["pci_id"] is None and dev["name"] == "NVIDIA H100 [31m"
+    priv["nvml"]["gpus"][0]["pci_id"] = "10DE:2330"
+    assert inventory.build_devices(priv, {"toolkits": {}})[0]["pci_id"] == "10de:2330"
+
+
+def test_a_family_vendor_names_a_device_in_a_tree_without_pci_ids(acme, tmp_path):
+    root = tmp_path / "t"
+    pci_function(root, "0000:03:00.0", "1fff", "0009", "120000")
+    dev, = probe(root).devices
+    assert dev.vendor == "acme" and dev.name == "Acme device 1fff:0009"
