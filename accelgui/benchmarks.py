@@ -292,7 +292,10 @@ def read(report) -> dict | None:
 
 def gpu_devices(report) -> list[dict]:
     """The per-GPU entries of the section (each with its ``index``), in index order."""
-    b = read(report) or {}
+    return _gpu_devices(read(report) or {})
+
+
+def _gpu_devices(b: dict) -> list[dict]:
     gpu = _dict(b.get("gpu"))
     items = [(k, e) for k, e in gpu.items() if str(k).isdigit() and isinstance(e, dict)]
     return [e for _, e in sorted(items, key=lambda kv: int(kv[0]))]
@@ -361,15 +364,17 @@ def headline(report) -> list[dict]:
     ``value``, ``unit``, ``peak``, ``pct_of_peak``, ``spread`` {min, median, max, rel, n},
     ``reference`` (typical range of the machine's class, or None) and ``noisy``."""
     b = read(report)
-    if not b:
-        return []
+    return _headline(b, report) if b else []
+
+
+def _headline(b: dict, report) -> list[dict]:
     rows = []
     for key, label_id, unit, peak_path, ref_kind in _CPU_HEADLINE:
-        ref = reference(report, ref_kind) if ref_kind else None
+        ref = reference(report, ref_kind, b) if ref_kind else None
         row = _row(b, key, msg(label_id), unit, figure(b, peak_path) if peak_path else None, ref)
         if row:
             rows.append(row)
-    for e in gpu_devices(b):
+    for e in _gpu_devices(b):
         idx = e.get("index")
         for fig, label_id, unit, peak_key in _GPU_HEADLINE:
             row = _row(b, f"gpu.{idx}.{fig}", msg(label_id, index=idx), unit,
@@ -418,7 +423,7 @@ def _gpu_key_for(b: dict, device, index) -> str | None:
     name check, so that one card's figures are never credited to another."""
     get = (device.get if isinstance(device, dict) else (lambda k: getattr(device, k, None))) \
         if device is not None else (lambda k: None)
-    items = [(str(e.get("index")), e) for e in gpu_devices(b) if not e.get("error")]
+    items = [(str(e.get("index")), e) for e in _gpu_devices(b) if not e.get("error")]
     bus = _norm_bus(get("address"))
     if bus:
         for k, e in items:
@@ -490,7 +495,7 @@ def memory_class(report) -> tuple[str | None, int]:
     return ("desktop-ddr5-2ch" if ddr5 else "desktop-ddr4-2ch"), 1
 
 
-def reference(report, kind: str) -> dict | None:
+def reference(report, kind: str, section: dict | None = None) -> dict | None:
     """The typical range for this machine's class: {class, label (message), typical_low,
     typical_high, unit, source, as_of, review_by}, or None when the class is unknown."""
     table = reference_table()
@@ -506,7 +511,8 @@ def reference(report, kind: str) -> dict | None:
                 "typical_high": row["typical_high"] * mult, "unit": "GB/s", "source": row["source"],
                 "as_of": row["as_of"], "review_by": row["review_by"]}
     if kind == "fma_core":
-        theo = _dict(_dict((read(report) or {}).get("cpu")).get("theoretical"))
+        b = section if section is not None else (read(report) or {})
+        theo = _dict(_dict(b.get("cpu")).get("theoretical"))
         bits, pipes = theo.get("vector_bits"), theo.get("fma_pipes")
         if not isinstance(bits, int) or not isinstance(pipes, int):
             return None
@@ -545,7 +551,7 @@ def notices(report) -> list[dict]:
             out.append(msg("bench.notice.remeasured", what=w.split(":", 1)[-1].strip()))
         else:
             out.append(msg("bench.notice.warning", text=w))
-    for row in headline(b):
+    for row in _headline(b, report):
         if row["noisy"]:
             s = row["spread"]
             out.append(msg("bench.notice.noisy", figure=row["label"], pct=round(100 * s["rel"]),

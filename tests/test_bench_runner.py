@@ -117,6 +117,27 @@ def test_result_has_the_contract_names(test_run):
     json.dumps(bench, allow_nan=False)
 
 
+def test_every_timed_figure_carries_its_repeat_spread_and_fits_the_contract(test_run):
+    from accelgui import benchmarks
+
+    bench = json.loads(test_run.stdout.splitlines()[-1])["benchmarks"]
+    assert bench["contract"] == 2
+    spread = bench["spread"]
+    for path in [f"cpu.stream.{op}_gbps" for op in ("copy", "scale", "add", "triad")] + \
+            [f"cpu.stream.single_thread.{op}_gbps" for op in ("copy", "scale", "add", "triad")] + \
+            [f"cpu.fma.{p}_gflops_{t}" for p in ("fp64", "fp32") for t in ("1t", "mt")] + \
+            ["cpu.gemm.dgemm_gflops", "cpu.gemm.sgemm_gflops", "cpu.latency_ns.l1"]:
+        s = spread[path]
+        assert s["min"] <= s["median"] <= s["max"] and s["n"] >= 1, path
+    # the figure is the best repeat: the fastest rate, the shortest latency
+    assert spread["cpu.stream.triad_gbps"]["max"] == pytest.approx(bench["cpu"]["stream"]["triad_gbps"], abs=0.01)
+    assert spread["cpu.latency_ns.l1"]["min"] == pytest.approx(bench["cpu"]["latency_ns"]["l1"], abs=0.01)
+    assert set(bench["memory_cap_limits"]) >= {"meminfo_available_bytes", "cgroup_available_bytes",
+                                                "rlimit_as_available_bytes"}
+    assert benchmarks.read(bench)["spread"] == spread      # validates against the schema
+    assert benchmarks.headline(bench)[0]["spread"]["n"] == spread["cpu.stream.triad_gbps"]["n"]
+
+
 def test_gpu_absent_is_a_skip_with_a_reason(bench_env):
     from accelgui.probes.kernels import gpu_skip_reason
 

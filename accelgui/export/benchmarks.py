@@ -69,7 +69,7 @@ def _spread_text(row: dict) -> str:
     s = row["spread"]
     if s.get("min") is None or s.get("max") is None:
         return ""
-    rel = f" (±{100 * s['rel'] / 2:.0f} %)" if s.get("rel") is not None else ""
+    rel = f" ({100 * s['rel']:.0f} %)" if s.get("rel") is not None else ""   # (max - min) / median
     return f"{C.fmt_num(s['min'])} – {C.fmt_num(s['max'])}{rel}"
 
 

@@ -247,26 +247,14 @@ def timed(fn, *args) -> float:
     return time.perf_counter() - t
 
 
-def _median(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
-
-
 def summarize(times: list[float], work: float) -> dict:
-    """best / median / slowest rate and the spread of a list of timings (rate = work / time)."""
+    """best / median rate, the spread of a list of timings and every rate (rate = work / time)."""
     ts = sorted(times)
-    med = _median(ts)
+    med = ts[len(ts) // 2] if len(ts) % 2 else 0.5 * (ts[len(ts) // 2 - 1] + ts[len(ts) // 2])
     best = work / ts[0] if ts[0] > 0 else None
     return {"best": best, "median": work / med if med > 0 else None,
-            "worst": work / ts[-1] if ts[-1] > 0 else None, "n": len(ts),
-            "spread": (ts[-1] - ts[0]) / med if med > 0 else None}
-
-
-def spread_entry(low, median, high, n: int) -> dict:
-    """One ``benchmarks.spread`` entry (report.schema.json ``bench_spread``), in the figure's unit."""
-    rel = (high - low) / median if None not in (low, high, median) and median else None
-    return {"min": _r(low, 3), "median": _r(median, 3), "max": _r(high, 3), "n": int(n),
-            "rel": _r(rel, 4)}
+            "spread": (ts[-1] - ts[0]) / med if med > 0 else None,
+            "rates": [work / t for t in ts if t > 0]}
 
 
 # ------------------------------------------------------------------ the benchmark
@@ -368,8 +356,11 @@ class Bench:
 
     def keep_spread(self, path: str, s: dict) -> None:
         """Record the repeat spread of a rate figure from :func:`summarize`'s summary."""
-        if s.get("median"):
-            self.spread[path] = spread_entry(s["worst"], s["median"], s["best"], s["n"])
+        from accelgui.probes.kernels.peaks import repeat_spread
+
+        entry = repeat_spread(s.get("rates") or [])
+        if entry:
+            self.spread[path] = entry
 
     def _set_clock_used(self):
         """Clock for the theoretical peak: cpufreq's maximum, else the measured one.
@@ -613,6 +604,8 @@ class Bench:
 
     # -- latency ---------------------------------------------------------------------------
     def latency(self):
+        from accelgui.probes.kernels.peaks import repeat_spread
+
         c = self.caches
         l1, l2, l3 = c.get("l1d_bytes"), c.get("l2_bytes"), c.get("l3_bytes")
         bufs = [aligned_view(x, 64).view(np.uint64) for x in self.stream_arrays[1:]]
@@ -653,8 +646,7 @@ class Bench:
                 all_ns.extend(reps)
                 best_ns = min(best_ns, min(reps))
             out[name] = _r(best_ns, 2)
-            self.spread[f"cpu.latency_ns.{name}"] = spread_entry(
-                min(all_ns), _median(all_ns), max(all_ns), len(all_ns))
+            self.spread[f"cpu.latency_ns.{name}"] = repeat_spread(all_ns)
             sizes[name] = int(n_lines * 64)
             self.proto.progress("latency", (k + 1) / len(levels), f"{name}: {out[name]} ns",
                                 {"latency_ns": dict(out)})

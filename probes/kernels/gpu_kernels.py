@@ -90,14 +90,10 @@ def _rate(amount: float, ms: float) -> float | None:
 def _repeats(fn, amount: float, reps: int, nd: int = 1) -> tuple[float | None, dict | None]:
     """(best rate, spread entry) of ``reps`` timed calls of ``fn`` moving ``amount`` units
     (bytes or flops; rates in units of 1e9 per second)."""
-    rates = sorted(r for r in (_rate(amount, _event_ms(fn)) for _ in range(reps)) if r)
-    if not rates:
-        return None, None
-    k = len(rates)
-    med = rates[k // 2] if k % 2 else 0.5 * (rates[k // 2 - 1] + rates[k // 2])
-    spread = {"min": _r(rates[0], 3), "median": _r(med, 3), "max": _r(rates[-1], 3), "n": k,
-              "rel": _r((rates[-1] - rates[0]) / med, 4) if med else None}
-    return _r(rates[-1], nd), spread
+    from accelgui.probes.kernels.peaks import repeat_spread
+
+    rates = [r for r in (_rate(amount, _event_ms(fn)) for _ in range(reps)) if r]
+    return (_r(max(rates), nd), repeat_spread(rates)) if rates else (None, None)
 
 
 def _device(index: int):

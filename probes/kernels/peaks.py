@@ -145,6 +145,18 @@ def available_memory_bytes(ctx: ProbeContext) -> int | None:
     return info.get("MemAvailable", info.get("MemFree"))
 
 
+def repeat_spread(values: list[float]) -> dict | None:
+    """One ``benchmarks.spread`` entry (report.schema.json ``bench_spread``) of the repeats of a
+    figure, in its own unit: min, median, max, n and rel = (max - min) / median."""
+    xs = sorted(v for v in values if v is not None and v == v)
+    if not xs:
+        return None
+    k = len(xs)
+    med = xs[k // 2] if k % 2 else 0.5 * (xs[k // 2 - 1] + xs[k // 2])
+    return {"min": _r(xs[0], 3), "median": _r(med, 3), "max": _r(xs[-1], 3), "n": k,
+            "rel": _r((xs[-1] - xs[0]) / med, 4) if med else None}
+
+
 # cgroup v1 writes "no limit" as the largest page-aligned signed 64-bit value (or near it)
 _CGROUP_UNLIMITED = 1 << 62
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Numba micro-kernels against the plain-C reference (../shared/bench-ref/run), in one run.
+"""Numba micro-kernels against the plain-C reference (tests/benchmarks/bench-ref/run), in one run.
 
 Targets (issue 4):
   * Numba STREAM triad >= 0.95 x C triad, 1 thread and all threads
@@ -34,7 +34,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-DEFAULT_REF = REPO.parent / "shared" / "bench-ref" / "run"
+# the plain-C reference, vendored here so that `make bench` works from a fresh clone
+# (the same files as the session's ../shared/bench-ref)
+DEFAULT_REF = HERE / "bench-ref" / "run"
 
 
 def log(msg: str) -> None:

@@ -510,6 +510,8 @@ class BenchmarksView(QWidget):
         item.enableAutoRange()
         widget.zoom_x = widget.zoom_y = True
         self._frames[key].zoom.setChecked(False)
+        self._frames[key].zoom.show()
+        self._frames[key].reset.show()
         widget.set_zoom_mode(False)
         widget.setToolTip("")
         return widget
@@ -694,35 +696,41 @@ class BenchmarksView(QWidget):
         plot.getPlotItem().setYRange(0, top)
         plot.getPlotItem().setXRange(-1, len(rows) * 3 - 1, padding=0)
         plot.zoom_x = plot.zoom_y = False     # nothing to zoom in a bar chart
+        self._frames["bars"].zoom.hide()
+        self._frames["bars"].reset.hide()
         plot.getPlotItem().getViewBox().setLimits(xMin=-1, xMax=len(rows) * 3 - 1, yMin=0, yMax=top)
         plot.setToolTip(self.tr("Blue: measured, as a percentage of the theoretical peak (grey).")
                         + " " + self._t("whiskers"))
         return self._frames["bars"], notes
 
-    def headline_rows(self, report) -> list[tuple[str, str]]:
-        """(figure, text) of each headline figure: median, spread, % of peak, class range."""
+    def headline_rows(self, report) -> list[tuple[str, str, str]]:
+        """(figure, median with the spread of the repeats, % of peak and class range) of each
+        headline figure."""
         lang = self.state.lang
         out = []
         for row in B.headline(report):
             s = row["spread"]
-            parts = [f"{fmt_num(row['value'])} {row['unit']}"]
+            value = f"{fmt_num(row['value'])} {row['unit']}"
             if s.get("min") is not None and s.get("max") is not None:
-                parts.append(self._t("range", low=fmt_num(s["min"]), high=fmt_num(s["max"])))
+                value += f" ({self._t('range', low=fmt_num(s['min']), high=fmt_num(s['max']))})"
+            context = []
             if row["pct_of_peak"] is not None:
-                parts.append(self._t("pct_of_peak", pct=fmt_num(row["pct_of_peak"])))
+                context.append(self._t("pct_of_peak", pct=fmt_num(row["pct_of_peak"])))
             ref = row.get("reference")
             if ref:
-                parts.append(self._t("typical", low=fmt_num(ref["typical_low"]), high=fmt_num(ref["typical_high"])))
+                context.append(self._t("typical", low=fmt_num(ref["typical_low"]), high=fmt_num(ref["typical_high"]))
+                               + f" ({render_message(ref['label'], lang)})")
             name = render_message(row["label"], lang) + (" ⚠" if row["noisy"] else "")
-            out.append((name, " · ".join(parts)))
+            out.append((name, value, " · ".join(context)))
         return out
 
     def _figures_table(self, report, bench) -> QWidget:
         head = self.headline_rows(report)
-        rows = head + [("", "")] + figures(bench) if head else figures(bench)
+        raw = [(name, value, "") for name, value in figures(bench)]
+        rows = head + [("", "", "")] + raw if head else raw
         table = self._table
         if table is None:
-            table = QTableWidget(0, 2)
+            table = QTableWidget(0, 3)
             table.verticalHeader().setVisible(False)
             table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
             table.setAlternatingRowColors(True)
@@ -730,20 +738,21 @@ class BenchmarksView(QWidget):
             table.setWordWrap(False)
             table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
             header = table.horizontalHeader()
-            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
             header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-            table.setColumnWidth(1, 260)
+            header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+            table.setColumnWidth(0, self.fontMetrics().horizontalAdvance("M") * 15)
+            table.setColumnWidth(1, self.fontMetrics().horizontalAdvance("M") * 13)
             table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             table.setFixedHeight(PLOT_HEIGHT)
             self._table = table
-        table.setHorizontalHeaderLabels([self.tr("Figure"), self.tr("Value")])
+        table.setHorizontalHeaderLabels([self.tr("Figure"), self.tr("Value"), self._t("col_context")])
         table.setRowCount(len(rows))
-        for i, (name, value) in enumerate(rows):
-            key = QTableWidgetItem(name)
-            key.setToolTip(name)
-            table.setItem(i, 0, key)
-            item = QTableWidgetItem(value)
-            item.setToolTip(value)
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            table.setItem(i, 1, item)
+        for i, texts in enumerate(rows):
+            for col, text in enumerate(texts):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                if col == 1:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                table.setItem(i, col, item)
         return table
