@@ -439,18 +439,29 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
     goal = check_goal(goal)
     rd = _as_dict(report)
     results = requirement_results(rd, kb, lang)
-    other = results if lang == "en" else requirement_results(rd, kb, "en")
-    zh = results if lang == "zh" else requirement_results(rd, kb, "zh")
+    zh = requirement_results(rd, kb, "zh") if lang == "en" else results
     out = []
     for rid, route in kb.routes.items():
         reqs = [r for r in route.get("requirements", []) if r.get("id") in results]
         status = _status(reqs, results)
-        unconfirmed = _unconfirmed(reqs, other, "en")
-        qualifier = _m("not_confirmed", "en", facts="; ".join(unconfirmed)) if unconfirmed else None
+        unconfirmed = _unconfirmed(reqs, results, lang)
         setup = [r for r in reqs if _state(r, results) == "setup"]
         fix_req = next((r for r in setup if r.get("level") == "required"), setup[0] if setup else None)
-        reasons_en = _reasons(reqs, other, "en")
-        reasons_zh = _reasons(reqs, zh, "zh")
+        # text fields in ``lang``; an English report also carries both languages as *_msg
+        msgs = {}
+        if lang == "en":
+            zh_unconfirmed = _unconfirmed(reqs, zh, "zh")
+            reasons_zh = _reasons(reqs, zh, "zh")
+            reasons_en = _reasons(reqs, results, "en")
+            msgs = {
+                "qualifier_msg": {"en": _m("not_confirmed", "en", facts="; ".join(unconfirmed)),
+                                  "zh": _m("not_confirmed", "zh", facts="; ".join(zh_unconfirmed))}
+                if unconfirmed else None,
+                "reasons_msg": [{"en": e, "zh": z} for e, z in zip(reasons_en, reasons_zh)]
+                if len(reasons_en) == len(reasons_zh) else [{"en": e} for e in reasons_en],
+                "fix_msg": {"en": _fix(fix_req, results, "en"), "zh": _fix(fix_req, zh, "zh")}
+                if fix_req else None,
+            }
         out.append(RouteAssessment(
             id=rid,
             status=status,
@@ -459,18 +470,13 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
             blocking=_blocking(reqs, results, lang),
             title=_tr(route.get("title"), lang) or rid,
             verdict=VERDICTS[status],
-            qualifier=qualifier,
-            qualifier_msg={"en": qualifier, "zh": _m("not_confirmed", "zh", facts="; ".join(
-                _unconfirmed(reqs, zh, "zh")))} if qualifier else None,
+            qualifier=_m("not_confirmed", lang, facts="; ".join(unconfirmed)) if unconfirmed else None,
             unconfirmed=unconfirmed,
-            reasons_msg=[{"en": e, "zh": z} for e, z in zip(reasons_en, reasons_zh)]
-            if len(reasons_en) == len(reasons_zh) else [{"en": e} for e in reasons_en],
-            fix=_fix(fix_req, other, "en") if fix_req else None,
-            fix_msg={"en": _fix(fix_req, other, "en"), "zh": _fix(fix_req, zh, "zh")}
-            if fix_req else None,
+            fix=_fix(fix_req, results, lang) if fix_req else None,
             remote_steps=_remote_steps(route, reqs, results),
             uses_device=_uses_device(reqs, results),
             goal=goal,
+            **msgs,
         ))
     return out
 
