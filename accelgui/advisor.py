@@ -427,8 +427,21 @@ def _remote_steps(route: dict, reqs: list, results: dict) -> list[dict]:
     return out
 
 
-def _bilingual(fn, *args) -> dict:
-    return {"en": fn(*args, "en"), "zh": fn(*args, "zh")}
+def _tracks(route: dict, rd: dict) -> dict:
+    """{step id: [track ids]}: the vendor variants of the route's hands-on steps that this
+    machine's hardware matches (a TPU, Gaudi or Ascend owner sees their own commands)."""
+    out = {}
+    for step in route.get("steps") or []:
+        hits = []
+        for track in step.get("tracks") or []:
+            try:
+                if rules.evaluate(track.get("when"), rd)[0] is True:
+                    hits.append(track.get("id"))
+            except rules.KnowledgeRuleError:
+                continue
+        if hits:
+            out[step["id"]] = hits
+    return out
 
 
 def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = None,
@@ -474,6 +487,7 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
             unconfirmed=unconfirmed,
             fix=_fix(fix_req, results, lang) if fix_req else None,
             remote_steps=_remote_steps(route, reqs, results),
+            tracks=_tracks(route, rd),
             uses_device=_uses_device(reqs, results),
             goal=goal,
             **msgs,

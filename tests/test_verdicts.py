@@ -284,3 +284,19 @@ def test_cli_goal_is_checked_and_remembered(tmp_path):
     assert out.returncode == 0, out.stderr
     routes = json.loads(out.stdout)["routes"]
     assert {r["goal"] for r in routes} == {"train"}
+
+
+@pytest.mark.parametrize("tree,track", [("acc-gaudi2", "gaudi"), ("acc-aws-inf2", "neuron"),
+                                        ("acc-gcp-tpu-v5e", "jax-tpu"), ("acc-amd-mi300x", "rocm"),
+                                        ("acc-dgx-h100", "cuda"), ("acc-tenstorrent", "tt-metal"),
+                                        ("acc-qualcomm-ai100", "qaic")])
+def test_vendor_tracks_match_the_machine(tree, track):
+    ent = _route(_tree(tree), "enterprise")
+    assert ent.tracks.get("enterprise.node-health") == [track]
+
+
+def test_every_track_rule_is_valid_and_bilingual():
+    for step in load_knowledge().steps.values():
+        for track in step.get("tracks") or []:
+            rules.validate(track["when"])
+            assert track["title"]["en"] and track["title"]["zh"] and track["commands"]
