@@ -219,10 +219,15 @@ def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
 
 
 def _uses_device(reqs: list, results: dict) -> bool:
-    """A device requirement of the route is met by this machine's own hardware."""
-    return any(results[r["id"]][0] is True and any(
-        (getattr(f, "meta", None) or {}).get("devices") for f in results[r["id"]][1])
-        for r in reqs)
+    """A device requirement of the route is met by this machine's own hardware: usable now,
+    or (for a required one) present and only needing setup."""
+    for r in reqs:
+        value, facts = results[r["id"]][0], results[r["id"]][1]
+        if value is not True or not any((getattr(f, "meta", None) or {}).get("devices") for f in facts):
+            continue
+        if r.get("level") == "required" or not rules.unusable_devices(facts):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- next steps
