@@ -466,11 +466,11 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
         setup = [r for r in reqs if _state(r, results) == "setup"]
         fix_req = next((r for r in setup if r.get("level") == "required"), setup[0] if setup else None)
         # text fields in ``lang``; an English report also carries both languages as *_msg
-        msgs = {}
+        msgs, reasons_en = {}, None
         if lang == "en":
             zh_unconfirmed = _unconfirmed(reqs, zh, "zh")
             reasons_zh = _reasons(reqs, zh, "zh")
-            reasons_en = _reasons(reqs, results, "en")
+            reasons_en = _reasons(reqs, results, "en")       # also the `reasons` field below
             msgs = {
                 "qualifier_msg": {"en": _m("not_confirmed", "en", facts="; ".join(unconfirmed)),
                                   "zh": _m("not_confirmed", "zh", facts="; ".join(zh_unconfirmed))}
@@ -483,7 +483,7 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
         out.append(RouteAssessment(
             id=rid,
             status=status,
-            reasons=_reasons(reqs, results, lang),
+            reasons=reasons_en if lang == "en" else _reasons(reqs, results, lang),
             next_steps=_rank_steps(route, kb, done, results, MAX_STEPS),
             blocking=_blocking(reqs, results, lang),
             title=_tr(route.get("title"), lang) or rid,
