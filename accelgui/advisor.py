@@ -237,6 +237,28 @@ def _runs_locally(step: dict, results: dict) -> bool:
                for n in step.get("needs") or [])
 
 
+def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
+    """For each group of ``prerequisites_any`` not yet satisfied, the step to take: the first
+    one this machine can do locally, else the first (a TPU or Gaudi owner goes through their
+    own accelerator's step, not a GPU one)."""
+    out = []
+    for group in step.get("prerequisites_any") or []:
+        members = [m for m in group if m in kb.steps]
+        if not members or any(m in scheduled for m in members):
+            continue
+        local = [m for m in members if _route_local(kb.steps[m], kb, results)]
+        out.append((local or members)[0])
+    return out
+
+
+def _route_local(step: dict, kb, results: dict) -> bool:
+    """The step runs here and its route's required hardware is here."""
+    route = kb.routes.get(step.get("route")) or {}
+    required = [r["id"] for r in route.get("requirements") or [] if r.get("level") == "required"]
+    return _runs_locally(step, results) and all(
+        n in results and _state(results[n][2], results) in ("met", "setup") for n in required)
+
+
 def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> list[str]:
     steps = [s for s in route.get("steps", []) if isinstance(s, dict) and s.get("id")]
     index = {s["id"]: i for i, s in enumerate(steps)}
@@ -245,7 +267,8 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> li
     listed: list[str] = []
 
     def prereqs(step):
-        return [p for p in step.get("prerequisites") or [] if p in kb.steps or p in index]
+        return [p for p in (step.get("prerequisites") or []) + _alternatives(step, kb, results, scheduled)
+                if p in kb.steps or p in index]
 
     def chain(step, seen=None):
         """Undone prerequisites from other routes, deepest first (topological)."""

@@ -379,7 +379,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
 
     def step(item, where):
         keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
-                "verify", "resources", "tracks"}
+                "verify", "resources", "tracks", "prerequisites_any"}
         if not _object(p, item, where, keys):
             return
         if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):

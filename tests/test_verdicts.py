@@ -300,3 +300,18 @@ def test_every_track_rule_is_valid_and_bilingual():
         for track in step.get("tracks") or []:
             rules.validate(track["when"])
             assert track["title"]["en"] and track["title"]["zh"] and track["commands"]
+
+
+def test_prerequisite_alternatives_follow_the_machines_own_accelerator():
+    kb = load_knowledge()
+    for step in kb.steps.values():
+        for group in step.get("prerequisites_any") or []:
+            assert all(m in kb.steps for m in group), (step["id"], group)
+    done = frozenset({"software-acceleration.landscape", "software-acceleration.llm-inference-cpu",
+                      "cpu.know-your-cpu", "cpu.numpy-vectorise"})
+    tpu = next(a for a in advisor.assess(_tree("acc-gcp-tpu-v5e"), kb, done)
+               if a.id == "software-acceleration")
+    assert "gpu.setup-check" not in tpu.next_steps
+    gpu = next(a for a in advisor.assess(_tree("acc-dgx-h100"), kb, done)
+               if a.id == "software-acceleration")
+    assert "enterprise.node-health" not in gpu.next_steps[:3] or "gpu.setup-check" in gpu.next_steps
