@@ -219,10 +219,15 @@ def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
 
 
 def _uses_device(reqs: list, results: dict) -> bool:
-    """A device requirement of the route is met by this machine's own hardware."""
-    return any(results[r["id"]][0] is True and any(
-        (getattr(f, "meta", None) or {}).get("devices") for f in results[r["id"]][1])
-        for r in reqs)
+    """A device requirement of the route is met by this machine's own hardware: usable now,
+    or (for a required one) present and only needing setup."""
+    for r in reqs:
+        value, facts = results[r["id"]][0], results[r["id"]][1]
+        if value is not True or not any((getattr(f, "meta", None) or {}).get("devices") for f in facts):
+            continue
+        if r.get("level") == "required" or not rules.unusable_devices(facts):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- next steps
@@ -230,6 +235,28 @@ def _uses_device(reqs: list, results: dict) -> bool:
 def _runs_locally(step: dict, results: dict) -> bool:
     return all(n in results and _state(results[n][2], results) == "met"
                for n in step.get("needs") or [])
+
+
+def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
+    """For each group of ``prerequisites_any`` not yet satisfied, the step to take: the first
+    one this machine can do locally, else the first (a TPU or Gaudi owner goes through their
+    own accelerator's step, not a GPU one)."""
+    out = []
+    for group in step.get("prerequisites_any") or []:
+        members = [m for m in group if m in kb.steps]
+        if not members or any(m in scheduled for m in members):
+            continue
+        local = [m for m in members if _route_local(kb.steps[m], kb, results)]
+        out.append((local or members)[0])
+    return out
+
+
+def _route_local(step: dict, kb, results: dict) -> bool:
+    """The step runs here and its route's required hardware is here."""
+    route = kb.routes.get(step.get("route")) or {}
+    required = [r["id"] for r in route.get("requirements") or [] if r.get("level") == "required"]
+    return _runs_locally(step, results) and all(
+        n in results and _state(results[n][2], results) in ("met", "setup") for n in required)
 
 
 def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> list[str]:
@@ -240,7 +267,8 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> li
     listed: list[str] = []
 
     def prereqs(step):
-        return [p for p in step.get("prerequisites") or [] if p in kb.steps or p in index]
+        return [p for p in (step.get("prerequisites") or []) + _alternatives(step, kb, results, scheduled)
+                if p in kb.steps or p in index]
 
     def chain(step, seen=None):
         """Undone prerequisites from other routes, deepest first (topological)."""
@@ -427,8 +455,21 @@ def _remote_steps(route: dict, reqs: list, results: dict) -> list[dict]:
     return out
 
 
-def _bilingual(fn, *args) -> dict:
-    return {"en": fn(*args, "en"), "zh": fn(*args, "zh")}
+def _tracks(route: dict, rd: dict) -> dict:
+    """{step id: [track ids]}: the vendor variants of the route's hands-on steps that this
+    machine's hardware matches (a TPU, Gaudi or Ascend owner sees their own commands)."""
+    out = {}
+    for step in route.get("steps") or []:
+        hits = []
+        for track in step.get("tracks") or []:
+            try:
+                if rules.evaluate(track.get("when"), rd)[0] is True:
+                    hits.append(track.get("id"))
+            except rules.KnowledgeRuleError:
+                continue
+        if hits:
+            out[step["id"]] = hits
+    return out
 
 
 def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = None,
@@ -439,38 +480,45 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
     goal = check_goal(goal)
     rd = _as_dict(report)
     results = requirement_results(rd, kb, lang)
-    other = results if lang == "en" else requirement_results(rd, kb, "en")
-    zh = results if lang == "zh" else requirement_results(rd, kb, "zh")
+    zh = requirement_results(rd, kb, "zh") if lang == "en" else results
     out = []
     for rid, route in kb.routes.items():
         reqs = [r for r in route.get("requirements", []) if r.get("id") in results]
         status = _status(reqs, results)
-        unconfirmed = _unconfirmed(reqs, other, "en")
-        qualifier = _m("not_confirmed", "en", facts="; ".join(unconfirmed)) if unconfirmed else None
+        unconfirmed = _unconfirmed(reqs, results, lang)
         setup = [r for r in reqs if _state(r, results) == "setup"]
         fix_req = next((r for r in setup if r.get("level") == "required"), setup[0] if setup else None)
-        reasons_en = _reasons(reqs, other, "en")
-        reasons_zh = _reasons(reqs, zh, "zh")
+        # text fields in ``lang``; an English report also carries both languages as *_msg
+        msgs, reasons_en = {}, None
+        if lang == "en":
+            zh_unconfirmed = _unconfirmed(reqs, zh, "zh")
+            reasons_zh = _reasons(reqs, zh, "zh")
+            reasons_en = _reasons(reqs, results, "en")       # also the `reasons` field below
+            msgs = {
+                "qualifier_msg": {"en": _m("not_confirmed", "en", facts="; ".join(unconfirmed)),
+                                  "zh": _m("not_confirmed", "zh", facts="; ".join(zh_unconfirmed))}
+                if unconfirmed else None,
+                "reasons_msg": [{"en": e, "zh": z} for e, z in zip(reasons_en, reasons_zh)]
+                if len(reasons_en) == len(reasons_zh) else [{"en": e} for e in reasons_en],
+                "fix_msg": {"en": _fix(fix_req, results, "en"), "zh": _fix(fix_req, zh, "zh")}
+                if fix_req else None,
+            }
         out.append(RouteAssessment(
             id=rid,
             status=status,
-            reasons=_reasons(reqs, results, lang),
+            reasons=reasons_en if lang == "en" else _reasons(reqs, results, lang),
             next_steps=_rank_steps(route, kb, done, results, MAX_STEPS),
             blocking=_blocking(reqs, results, lang),
             title=_tr(route.get("title"), lang) or rid,
             verdict=VERDICTS[status],
-            qualifier=qualifier,
-            qualifier_msg={"en": qualifier, "zh": _m("not_confirmed", "zh", facts="; ".join(
-                _unconfirmed(reqs, zh, "zh")))} if qualifier else None,
+            qualifier=_m("not_confirmed", lang, facts="; ".join(unconfirmed)) if unconfirmed else None,
             unconfirmed=unconfirmed,
-            reasons_msg=[{"en": e, "zh": z} for e, z in zip(reasons_en, reasons_zh)]
-            if len(reasons_en) == len(reasons_zh) else [{"en": e} for e in reasons_en],
-            fix=_fix(fix_req, other, "en") if fix_req else None,
-            fix_msg={"en": _fix(fix_req, other, "en"), "zh": _fix(fix_req, zh, "zh")}
-            if fix_req else None,
+            fix=_fix(fix_req, results, lang) if fix_req else None,
             remote_steps=_remote_steps(route, reqs, results),
+            tracks=_tracks(route, rd),
             uses_device=_uses_device(reqs, results),
             goal=goal,
+            **msgs,
         ))
     return out
 

@@ -34,6 +34,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _tokens(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+    if not 1 <= n <= 10_000_000:
+        raise argparse.ArgumentTypeError("context must be between 1 and 10000000 tokens")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="accelgui",
@@ -79,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="extra or replacement route files (also $ACCELGUI_KNOWLEDGE_DIR)")
     opt.add_argument("--python", metavar="PATH", action="append", default=[],
                      help="also read this Python interpreter's packages (repeatable)")
-    opt.add_argument("--context", metavar="TOKENS", type=int, default=None,
+    opt.add_argument("--context", metavar="TOKENS", type=_tokens, default=None,
                      help="context length for the LLM estimates (default 4096)")
     opt.add_argument("--goal", metavar="GOAL", default=None,
                      help="what you want to learn for: train, serve-llm, edge, hardware-design, hpc, "
@@ -146,7 +156,8 @@ def make_report(args, on_progress=None):
 
         report = report.replace(benchmarks=run_benchmarks(args.bench, on_progress=on_progress))
     if not getattr(args, "no_advice", False):
-        report = advise(report, args.knowledge, lang=_lang(args), goal=_goal(args))
+        report = advise(report, args.knowledge, lang=_lang(args), goal=_goal(args),
+                        context=getattr(args, "context", None))
     return report
 
 
@@ -167,7 +178,8 @@ def _goal(args) -> str | None:
     return goal
 
 
-def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None):
+def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None,
+           context: int | None = None):
     """Fill routes and estimates from the knowledge base and the learner's progress."""
     from accelgui import advisor
     from accelgui.knowledge import load_knowledge
@@ -175,7 +187,7 @@ def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None
 
     kb = load_knowledge(knowledge_dir)
     return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang, goal=goal),
-                          estimates=advisor.estimates(report, lang=lang))
+                          estimates=advisor.estimates(report, lang=lang, context=context))
 
 
 def _terminal_progress(stream=sys.stderr):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from accelgui import l10n, rules
+from accelgui.knowledge import support
 
 __all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "MODEL_SIZES", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
@@ -107,25 +108,86 @@ def _r(x, nd=1):
     return None if x is None else round(x, nd)
 
 
+# --------------------------------------------------------------------------- decode model
+
+def calibration() -> dict:
+    """knowledge/decode_calibration.json: the decode model and the published points."""
+    return support.load_data("decode_calibration.json")
+
+
+def catalogue() -> list[dict]:
+    """knowledge/models.json: the model catalogue (dense and MoE)."""
+    return support.load_data("models.json")["models"]["rows"]
+
+
+def _bits_key(bits: float) -> str:
+    return "16" if bits >= 12 else "8" if bits >= 7 else "4"
+
+
+def model_kv_bytes(model: dict, context: int) -> int:
+    """fp16 KV cache for ``context`` tokens (MLA models give their own bytes per token)."""
+    per_token = model.get("kv_bytes_per_token_fp16")
+    if per_token is None:
+        per_token = 2 * model["layers"] * model["kv_heads"] * model["head_dim"] * KV_BYTES_PER_ELEMENT
+    return int(per_token * context)
+
+
+def decode_model(bandwidth_gbps, read_bytes: float, bits: float, device_class: str = "gpu",
+                 cores=None, active_params_b=None):
+    """Single-stream decode tokens/s: bytes read per token (active weights + KV cache) over
+    the calibrated share of bandwidth for this quantisation and device class, plus the
+    class's per-token floor; CPUs are also capped by their compute (2 x active parameters
+    FLOPs per token over cores x per-core rate). None without a bandwidth."""
+    if not bandwidth_gbps or not read_bytes:
+        return None
+    model = calibration()["model"]["classes"]
+    cls = model.get(device_class) or model["gpu"]
+    t = read_bytes / (cls["efficiency"][_bits_key(bits)] * bandwidth_gbps * 1e9) \
+        + cls["floor_ms"] / 1000
+    if cls.get("per_core_gflops") and cores and active_params_b:
+        t = max(t, 2 * active_params_b * 1e9 / (cores * cls["per_core_gflops"] * 1e9))
+    return 1 / t
+
+
 def llm_row(model: dict, quant: str, bits: float, bandwidth_gbps, flops_gflops,
-            budget_bytes) -> dict:
-    """One (model size, quantisation) estimate for a memory of ``budget_bytes``."""
-    w = weights_bytes(model["params_b"], bits)
-    kv = kv_cache_bytes(model["layers"], model["kv_heads"], model["head_dim"])
+            budget_bytes, device_class: str = "gpu", context: int = CONTEXT_TOKENS,
+            cores=None) -> dict:
+    """One (model, format) estimate for a memory of ``budget_bytes``: every weight must be
+    resident (MoE: all experts), a token reads the active ones and the KV cache."""
+    total_b = model["params_b"]
+    active_b = model.get("active_params_b") or total_b
+    w = weights_bytes(total_b, bits)
+    kv = model_kv_bytes(model, context)
     fits = None if budget_bytes is None else (w + kv) <= budget_bytes
     run = fits is not False
-    dec = decode_tokens_per_s(bandwidth_gbps, w) if run else None
-    lo = decode_tokens_per_s(bandwidth_gbps, w, EFFICIENCY_RANGE[0]) if run else None
-    hi = decode_tokens_per_s(bandwidth_gbps, w, EFFICIENCY_RANGE[1]) if run else None
-    pre = prefill_tokens_per_s(flops_gflops, model["params_b"]) if run else None
+    read = weights_bytes(active_b, bits) + kv
+    dec = decode_model(bandwidth_gbps, read, bits, device_class, cores, active_b) if run else None
+    lo_f, hi_f = calibration()["model"]["range"]
+    pre = prefill_tokens_per_s(flops_gflops, active_b) if run else None
     return {
-        "size": model["size"], "params_b": model["params_b"], "quant": quant,
+        "size": model.get("name") or model.get("size"), "model": model.get("id"),
+        "params_b": total_b, "active_params_b": active_b, "quant": quant,
         "bits_per_weight": bits, "weights_bytes": w, "kv_cache_bytes": kv,
-        "context_tokens": CONTEXT_TOKENS, "total_bytes": w + kv, "fits": fits,
+        "context_tokens": context, "total_bytes": w + kv, "fits": fits,
         "decode_tokens_per_s": _r(dec),
-        "decode_tokens_per_s_range": [_r(lo), _r(hi)] if dec is not None else None,
+        "decode_tokens_per_s_range": [_r(dec * lo_f), _r(dec * hi_f)] if dec is not None else None,
         "prefill_tokens_per_s": _r(pre),
     }
+
+
+def formats_for(device_class: str, segment: str | None = None) -> tuple[str, list]:
+    """(runtime, [(format, bits per weight), ...]) for a device class: GGUF quantisations for
+    llama.cpp-class runtimes, BF16/FP8/INT8 for vLLM, TensorRT-LLM and the vendor runtimes."""
+    key = "gpu-datacentre" if device_class == "gpu" and segment == "data-centre" else device_class
+    for row in support.load_data("models.json")["formats"]["rows"]:
+        if key in row["classes"]:
+            return row["runtime"], [(f, float(b)) for f, b in row["formats"]]
+    return "llama.cpp", [(f, float(b)) for f, b in QUANTS]
+
+
+def inference_only(label: str) -> bool:
+    rows = support.load_data("models.json")["inference_only"]["rows"]
+    return any(re.search(r["pattern"], label or "") for r in rows)
 
 
 def _finetune_rows(budget_bytes, sharded: bool = False, lang: str = "en") -> list[dict]:
@@ -216,6 +278,11 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         if dev.get("kind") == "npu":
             notes.append(T("note_npu", label=label))
             continue
+        if "nvswitch" in (dev.get("name") or "").lower():
+            continue                                    # a switch chip, not a compute device
+        if (dev.get("readiness") or "unknown") not in ("ready", "unknown"):
+            notes.append(T("note_unusable", label=label, readiness=dev.get("readiness")))
+            continue
         shared = bool(dev.get("integrated"))
         if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem):
             if dev.get("kind") == "gpu":
@@ -229,7 +296,14 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         index = _gpu_index(dev, ordinal)
         bkey, entry = _bench_gpu(benchmarks, index, dev)
         bw, bw_src, bw_kind = None, None, None
-        if entry and _num(entry.get("triad_gbps")):
+        measured = measured_bandwidth(rd, dev)
+        if measured and _num(measured.get("median_gbps")):
+            bw, bw_kind = measured["median_gbps"], "measured"
+            bw_src = T("measured_median", lo=f"{measured.get('min_gbps', bw):g}",
+                       hi=f"{measured.get('max_gbps', bw):g}")
+            if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
+                notes.append(T("note_noisy", label=label, pct=int(measured["rel_spread"] * 100)))
+        elif entry and _num(entry.get("triad_gbps")):
             bw, bw_kind = entry["triad_gbps"], "measured"
             bw_src = T("measured", ref=f"benchmarks.gpu.{bkey}.triad_gbps")
         elif entry and _num(entry.get("memory_peak_gbps")):
@@ -268,6 +342,9 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         item = {
             "device": T("device", label=label, index=index),
             "kind": dev.get("kind"),
+            "class": "apple" if vendor == "apple" else "gpu" if dev.get("kind") == "gpu" else "accelerator",
+            "segment": rules.device_segment(dev),
+            "inference_only": inference_only(label),
             "memory_total_bytes": mem,
             "memory_bytes": budget,
             "memory_source": mem_src,
@@ -302,9 +379,12 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "memory_total_bytes": mem_all,
             "memory_bytes": int(mem_all * (1 - DEVICE_OVERHEAD)) if mem_all else None,
             "memory_source": T("mem_sum", pct=int(DEVICE_OVERHEAD * 100)) if mem_all else None,
-            "bandwidth_gbps": _r(g["bw_sum"], 1),
-            "bandwidth_source": T("bw_sum", n=g["count"], src=item["bandwidth_source"])
-            if g["bw_sum"] else None,
+            # llama.cpp splits layers over the cards: memory pools, decode speed does not add up
+            "bandwidth_gbps": item["bandwidth_gbps"],
+            "bandwidth_source": T("bw_pooled", n=g["count"], src=item["bandwidth_source"])
+            if item["bandwidth_gbps"] else None,
+            "class": item["class"], "segment": item["segment"],
+            "inference_only": item["inference_only"],
             "flops_gflops": _r(g["fl_sum"], 1),
             "flops_source": T("fl_sum", n=g["count"], src=item["flops_source"])
             if g["fl_sum"] else None,
@@ -329,7 +409,14 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
         notes.append(T("note_sysmem_unknown"))
     triad = _num(((cpu_b.get("stream") or {}) if isinstance(cpu_b.get("stream"), dict) else {})
                  .get("triad_gbps"))
-    if triad:
+    measured = measured_bandwidth(rd, None)
+    if measured and _num(measured.get("median_gbps")):
+        bw = measured["median_gbps"]
+        bw_src = T("measured_median", lo=f"{measured.get('min_gbps', bw):g}",
+                   hi=f"{measured.get('max_gbps', bw):g}")
+        if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
+            notes.append(T("note_noisy", label="CPU", pct=int(measured["rel_spread"] * 100)))
+    elif triad:
         bw, bw_src = triad, T("measured", ref="benchmarks.cpu.stream.triad_gbps")
     else:
         bw, bw_src = None, None
@@ -346,7 +433,8 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     return {
         "device": T("cpu_device") + (T("cpu_model", model=cpu["model_name"])
                                      if cpu.get("model_name") else ""),
-        "kind": "cpu",
+        "kind": "cpu", "class": "cpu", "segment": None, "inference_only": False,
+        "cores": cpu.get("physical_cores") or cpu.get("logical_cpus"),
         "memory_total_bytes": total,
         "memory_bytes": budget, "memory_source": src,
         "bandwidth_gbps": bw, "bandwidth_source": bw_src,
@@ -355,7 +443,23 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     }
 
 
-def estimates(report, lang: str = "en") -> dict:
+def measured_bandwidth(report: dict, device: dict | None):
+    """Measured memory bandwidth of ``device`` (None: the CPU's system memory) as the bench
+    engineer's reader gives it: {"median_gbps", "min_gbps", "max_gbps", "rel_spread",
+    "source": "measured"} or None. The one place estimates read measured figures; until
+    accelgui.benchmarks is in the tree the legacy readers below are used instead."""
+    try:
+        from accelgui import benchmarks as reader
+    except ImportError:
+        return None
+    fn = getattr(reader, "memory_bandwidth", None)
+    return fn(report, device) if fn else None
+
+
+NOISY_SPREAD = 0.20     # measured repeats spread wider than this: the figure is flagged
+
+
+def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
 
     Labelled estimates from the formulas in KNOWLEDGE.md, citing the figure each one uses
@@ -364,15 +468,27 @@ def estimates(report, lang: str = "en") -> dict:
     ``lang`` ("en", or "zh"/"zh_CN" for Chinese, from :data:`ESTIMATE_TEXTS`); the keys, the
     numbers and ``label``/``basis`` are the same in every language."""
     rd = _as_dict(report)
+    context = int(context or CONTEXT_TOKENS)
+    if context < 1:
+        raise ValueError("context must be a positive number of tokens")
     notes: list[str] = [_t("note_not_measured", lang),
-                        _t("note_memory", lang, context=CONTEXT_TOKENS)]
+                        _t("note_memory", lang, context=context)]
     entries = _device_entries(rd, notes, lang) + [_cpu_entry(rd, notes, lang)]
     for e in entries:
-        e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"])
-                    for m in MODEL_SIZES for q, bits in QUANTS]
-        e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")),
-                                       lang=lang)
+        e["runtime"], formats = formats_for(e["class"], e.get("segment"))
+        e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"],
+                            e["class"], context, e.get("cores"))
+                    for m in catalogue() for q, bits in formats]
+        if e["inference_only"]:
+            e["finetune"] = []
+            notes.append(_t("note_inference_only", lang, device=e["device"]))
+        else:
+            e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")),
+                                           lang=lang)
         e["largest_fitting"] = _largest(e["llm"])
+        e["largest_at_10_tokens_per_s"] = _largest(e["llm"], min_speed=10.0)
+        if e.get("aggregate") and e["bandwidth_gbps"]:
+            notes.append(_t("note_layer_split", lang, device=e["device"]))
     kinds = {source_kind(e["bandwidth_source"]) for e in entries}
     if kinds == {"measured"}:
         basis = "measured"
@@ -389,16 +505,20 @@ def estimates(report, lang: str = "en") -> dict:
         "basis": basis,
         "summary": [_summary_line(e, lang) for e in entries],
         "assumptions": {
-            "context_tokens": CONTEXT_TOKENS,
+            "context_tokens": context,
             "kv_cache_bytes_per_element": KV_BYTES_PER_ELEMENT,
-            "decode_efficiency": EFFICIENCY,
-            "decode_efficiency_range": list(EFFICIENCY_RANGE),
+            "decode_model": calibration()["model"],
+            "decode_calibration": {"points": len(calibration()["points"]),
+                                   "as_of": calibration()["as_of"],
+                                   "source": calibration()["source"]},
             "device_memory_overhead_fraction": DEVICE_OVERHEAD,
-            "quantisations": {q: bits for q, bits in QUANTS},
+            "quantisations": {q: bits for row in support.load_data("models.json")["formats"]["rows"]
+                              for q, bits in row["formats"]},
             "architectures": [
-                {"size": m["size"], "params_b": m["params_b"], "layers": m["layers"],
-                 "kv_heads": m["kv_heads"], "head_dim": m["head_dim"], "like": m["like"]}
-                for m in MODEL_SIZES],
+                {"size": m["name"], "model": m["id"], "params_b": m["params_b"],
+                 "active_params_b": m["active_params_b"], "layers": m["layers"],
+                 "kv_heads": m["kv_heads"], "head_dim": m["head_dim"], "like": m["name"]}
+                for m in catalogue()],
             "finetune_bytes_per_param": {name: b for name, b, _, _ in FINETUNE_METHODS},
         },
         "devices": entries,
@@ -422,9 +542,11 @@ def source_kind(src) -> str:
 _source_kind = source_kind
 
 
-def _largest(rows: list) -> dict | None:
-    """The biggest model (then the best quantisation) that fits: a one-line summary."""
-    fitting = [r for r in rows if r["fits"]]
+def _largest(rows: list, min_speed: float | None = None) -> dict | None:
+    """The biggest model (then the best quantisation) that fits (at ``min_speed`` tokens/s
+    or faster, when given): a one-line summary."""
+    fitting = [r for r in rows if r["fits"] and (min_speed is None or (
+        r["decode_tokens_per_s"] is not None and r["decode_tokens_per_s"] >= min_speed))]
     if not fitting:
         return None
     best = max(fitting, key=lambda r: (r["params_b"], r["bits_per_weight"]))
@@ -450,6 +572,9 @@ def _summary_line(e: dict, lang: str = "en") -> str:
             src = T("src_" + source_kind(e["bandwidth_source"]))
             speed = T("sum_speed", n=f"{big['decode_tokens_per_s']:g}", src=src)
         parts.append(T("sum_largest", size=big["size"], quant=big["quant"], speed=speed))
+        fast = e.get("largest_at_10_tokens_per_s")
+        if fast and fast != big:
+            parts.append(T("sum_fast", size=fast["size"], quant=fast["quant"]).strip())
     fits = []
     for _, per_param, _, key in FINETUNE_METHODS:
         rows = [r for r in e["finetune"] if r["bytes_per_param"] == per_param and r["fits"]]

@@ -125,6 +125,7 @@ class RouteAssessment(Record):
     fix: str | None = None
     fix_msg: dict | None = None
     remote_steps: list = factory(list)  # [{"step", "requirement", "fallback"}]
+    tracks: dict = factory(dict)        # {step id: [vendor track ids matching this machine]}
     uses_device: bool = False           # a device requirement is met by this machine's hardware
     goal: str | None = None
 

@@ -487,10 +487,19 @@ def _check_filters(flt) -> None:
             _one_or_many_arg(f"device.{key}", flt[key])
 
 
+_FIRST = ("kind", "vendor")        # a device of another kind or vendor is no near miss: stop there
+
+
 def _device_match(dev: dict, flt: dict, lang: str) -> tuple[bool | None, list[str]]:
     """Whether one device passes every filter; the failures (or unknowns) as short texts."""
     results, why = [], []
+    for key in _FIRST:
+        if key in flt and str(dev.get(key) or "").lower() not in \
+                [str(v).lower() for v in _as_list(flt[key])]:
+            return False, []
     for key, want in flt.items():
+        if key in _FIRST:
+            continue
         ok, text = _FILTERS[key](dev, want, lang)
         results.append(ok)
         if text and ok is not True:

@@ -387,7 +387,8 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
 
     def step(item, where):
         keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
-                "verify", "resources", "prerequisites_soft", "cost_class", "check"}
+                "verify", "resources", "prerequisites_soft", "cost_class", "check", "tracks",
+                "prerequisites_any"}
         if not _object(p, item, where, keys):
             return
         if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):

@@ -12,12 +12,18 @@ import json
 
 from accelgui import data as data_files
 
-__all__ = ["load_support", "table", "rows"]
+__all__ = ["load_support", "load_data", "table", "rows"]
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=8)
+def load_data(name: str) -> dict:
+    """One of the advisor's data files next to this module (support.json, models.json,
+    decode_calibration.json), parsed once."""
+    return json.loads(data_files.read_bytes(__package__, name).decode("utf-8"))
+
+
 def load_support() -> dict:
-    return json.loads(data_files.read_bytes(__package__, "support.json").decode("utf-8"))
+    return load_data("support.json")
 
 
 def table(name: str) -> dict:

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -82,11 +83,16 @@ def _norm(name: str) -> str:
 # packages
 # ---------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=8)
+def _wanted(names: tuple) -> dict[str, str]:
+    return {_norm(n): n for n in names}
+
+
 def installed_packages(names=PACKAGES, path=None, read_metadata: bool = True) -> dict[str, str]:
     """{name: version} for the given distributions found on ``path`` (default sys.path).
     ``read_metadata``: ask importlib.metadata for a version the folder name lacks (only for
     this interpreter's own path)."""
-    wanted = {_norm(n): n for n in names}
+    wanted = _wanted(tuple(names))
     found: dict[str, str] = {}
     for entry in (sys.path if path is None else path):
         try:

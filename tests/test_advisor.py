@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from accelgui import advisor
+from accelgui import advisor, estimates
 from accelgui.report import Cpu, Device, Memory, Platform, Report, Software
 
 GiB = 2**30
@@ -429,19 +429,54 @@ def test_hand_calculations():
 
 
 def test_llm_row_fits_and_speed():
-    m8 = next(m for m in advisor.MODEL_SIZES if m["size"] == "7B/8B")
-    row = advisor.llm_row(m8, "Q4_K_M", 4.8, 100, 1000, 16 * GiB)
-    assert row["weights_bytes"] == 4_800_000_000
-    assert row["kv_cache_bytes"] == 536_870_912
+    m8 = next(m for m in estimates.catalogue() if m["id"] == "llama-3.1-8b")
+    row = advisor.llm_row(m8, "Q4_K_M", 4.85, 100, 1000, 16 * GiB, "gpu", 4096)
+    assert row["weights_bytes"] == advisor.weights_bytes(8.03, 4.85)
+    assert row["kv_cache_bytes"] == 536_870_912                    # 32 x 8 x 128 x 4096 x 2 x 2
     assert row["fits"] is True
-    assert row["decode_tokens_per_s"] == pytest.approx(100e9 / 4.8e9 * 0.55, abs=0.05)
+    # (weights + KV) / (0.85 x 100 GB/s) + 0.5 ms floor
+    want = 1 / ((row["weights_bytes"] + row["kv_cache_bytes"]) / (0.85 * 100e9) + 0.0005)
+    assert row["decode_tokens_per_s"] == pytest.approx(want, abs=0.05)
     lo, hi = row["decode_tokens_per_s_range"]
-    assert lo == pytest.approx(100e9 / 4.8e9 * 0.5, abs=0.05)
-    assert hi == pytest.approx(100e9 / 4.8e9 * 0.6, abs=0.05)
-    assert row["prefill_tokens_per_s"] == pytest.approx(1000e9 / 16e9, abs=0.05)
-    big = advisor.llm_row(m8, "FP16", 16, 100, 1000, 8 * GiB)     # 16.5 GB > 8 GiB
+    assert lo < row["decode_tokens_per_s"] < hi
+    assert row["prefill_tokens_per_s"] == pytest.approx(1000e9 / (2 * 8.03e9), abs=0.05)
+    big = advisor.llm_row(m8, "F16", 16, 100, 1000, 8 * GiB)       # 16 GB > 8 GiB
     assert big["fits"] is False and big["decode_tokens_per_s"] is None
 
+
+def test_moe_reads_the_active_parameters_but_holds_them_all():
+    moe = next(m for m in estimates.catalogue() if m["id"] == "qwen3-30b-a3b")
+    dense = next(m for m in estimates.catalogue() if m["id"] == "qwen3-32b")
+    a = advisor.llm_row(moe, "Q4_K_M", 4.85, 1000, None, 80 * GiB)
+    b = advisor.llm_row(dense, "Q4_K_M", 4.85, 1000, None, 80 * GiB)
+    assert a["weights_bytes"] == pytest.approx(b["weights_bytes"] * 30.5 / 32.8, rel=0.01)
+    assert a["decode_tokens_per_s"] > 4 * b["decode_tokens_per_s"]
+
+
+def test_kv_cache_read_grows_with_context():
+    m8 = next(m for m in estimates.catalogue() if m["id"] == "llama-3.1-8b")
+    short = advisor.llm_row(m8, "Q4_K_M", 4.85, 1000, None, 80 * GiB, "gpu", 512)
+    long = advisor.llm_row(m8, "Q4_K_M", 4.85, 1000, None, 80 * GiB, "gpu", 65536)
+    assert long["kv_cache_bytes"] == 128 * short["kv_cache_bytes"]
+    assert long["decode_tokens_per_s"] < 0.6 * short["decode_tokens_per_s"]
+
+
+def test_calibration_points_within_35_percent():
+    cal = estimates.calibration()
+    assert len(cal["points"]) >= 12 and cal["as_of"] and cal["review_by"] > "2026-12-01"
+    for p in cal["points"]:
+        arch = cal["architectures"][p["arch"]]
+        kv = 2 * arch["layers"] * arch["kv_heads"] * arch["head_dim"] * 2 * p["context"]
+        got = estimates.decode_model(p["bandwidth_gbps"], p["weights_gb"] * 1e9 + kv,
+                                     p["quant_bits"], p["class"], p.get("cores"), arch["params_b"])
+        assert abs(got / p["tokens_per_s"] - 1) <= 0.35, (p["device"], got, p["tokens_per_s"])
+
+
+def test_small_models_on_fast_gpus_hit_the_per_token_floor():
+    t = estimates.decode_model(3350, 0.5e9, 4, "gpu")
+    assert t < 1 / 0.0005                  # never faster than the floor allows
+    cpu = estimates.decode_model(400, 4.9e9, 4, "cpu", cores=2, active_params_b=8.03)
+    assert cpu == pytest.approx(2 * 60e9 / (2 * 8.03e9), rel=0.01)   # two cores: compute-bound
 
 def _dev(est, start):
     return next(d for d in est["devices"] if d["device"].startswith(start))
@@ -462,22 +497,66 @@ def test_estimates_use_measured_bandwidth_of_the_device_holding_the_weights():
     assert gpu["bandwidth_gbps"] == 3000.0
     assert gpu["bandwidth_source"] == "measured (benchmarks.gpu.0.triad_gbps)"
     assert gpu["memory_bytes"] == int(85520809984 * 0.9)
-    r70 = _row(gpu, "70B", "Q4_K_M")                 # 42 GB + 2.7 GB KV < 72 GiB
-    assert r70["fits"] is True
-    assert r70["decode_tokens_per_s"] == pytest.approx(3000e9 / 42e9 * 0.55, abs=0.05)
-    assert _row(gpu, "70B", "FP16")["fits"] is False          # 140 GB on one card
+    assert gpu["runtime"].startswith("vLLM")                 # a data-centre GPU
+    r70 = _row(gpu, "Llama 3.1 70B", "FP8")
+    assert r70["fits"] is True and r70["decode_tokens_per_s"] > 10
+    assert _row(gpu, "Llama 3.1 70B", "BF16")["fits"] is False      # 141 GB on one card
     agg = _dev(est, "8 x NVIDIA H100")
     assert agg["memory_bytes"] == int(8 * 85520809984 * 0.9)
-    assert _row(agg, "70B", "FP16")["fits"] is True           # split over 8 cards
-    assert agg["bandwidth_gbps"] == 24000.0
+    assert _row(agg, "Llama 3.1 70B", "BF16")["fits"] is True       # split over 8 cards
+    assert agg["bandwidth_gbps"] == 3000.0                          # a layer split does not add up
+    assert any("layer split" in n for n in est["notes"])
     cpu = _dev(est, "CPU + system memory")
     assert cpu["bandwidth_source"] == "measured (benchmarks.cpu.stream.triad_gbps)"
     assert cpu["flops_source"].startswith("measured (benchmarks.cpu.gemm.sgemm_gflops")
     assert cpu["memory_bytes"] == 1900 * GiB
-    r7 = _row(cpu, "7B/8B", "Q4_K_M")
-    assert r7["decode_tokens_per_s"] == pytest.approx(100e9 / 4.8e9 * 0.55, abs=0.05)
-    assert r7["prefill_tokens_per_s"] == pytest.approx(1500e9 / 16e9, abs=0.05)
+    assert [f for f, _ in estimates.formats_for("cpu")[1]] == ["F16", "Q8_0", "Q4_K_M"]
+    r8 = _row(cpu, "Llama 3.1 8B", "Q4_K_M")
+    assert 5 < r8["decode_tokens_per_s"] < 15                       # ~100 GB/s x 0.55 / 5.4 GB
+    assert r8["prefill_tokens_per_s"] == pytest.approx(1500e9 / (2 * 8.03e9), abs=0.05)
+    assert gpu["largest_at_10_tokens_per_s"]["decode_tokens_per_s"] >= 10
 
+
+def test_measured_figures_through_the_benchmark_reader_with_spread(monkeypatch):
+    def reader(report, device=None):
+        if device is None:
+            return {"median_gbps": 30.0, "min_gbps": 17.0, "max_gbps": 37.0, "rel_spread": 0.67,
+                    "source": "measured"}
+        return None
+    monkeypatch.setattr(estimates, "measured_bandwidth", reader)
+    est = advisor.estimates(cpu_vm())
+    cpu = est["devices"][0]
+    assert cpu["bandwidth_gbps"] == 30.0 and "17-37 GB/s" in cpu["bandwidth_source"]
+    assert any("varied by 67%" in n for n in est["notes"])
+
+
+def test_only_usable_devices_count():
+    r = h100_server()
+    devices = [d.replace(readiness="no-access") if i else d for i, d in enumerate(r.devices)]
+    est = advisor.estimates(r.replace(devices=devices))
+    names = [d["device"] for d in est["devices"]]
+    assert not any(n.startswith("8 x") or n.startswith("2 x") for n in names)
+    assert sum(1 for n in names if "H100" in n) == 1
+    assert sum("left out" in n for n in est["notes"]) == 7
+
+
+def test_inference_only_chips_get_no_finetuning_and_no_gguf():
+    from accelgui.report import Device
+    inf2 = Device(kind="accelerator", vendor="aws", name="AWS Inferentia2", bus="pci",
+                  driver="neuron", readiness="ready", details={"memory_bytes": 32 * GiB})
+    est = advisor.estimates(cpu_vm().replace(devices=[inf2]))
+    dev = _dev(est, "AWS Inferentia2")
+    assert dev["finetune"] == []
+    assert {r["quant"] for r in dev["llm"]} == {"BF16", "FP8", "INT8"}
+
+
+def test_context_option_changes_the_kv_cache():
+    a = advisor.estimates(h100_server(), context=4096)
+    b = advisor.estimates(h100_server(), context=131072)
+    ra = _row(_dev(a, "NVIDIA H100 80GB HBM3 (index 0"), "Llama 3.1 8B", "BF16")
+    rb = _row(_dev(b, "NVIDIA H100 80GB HBM3 (index 0"), "Llama 3.1 8B", "BF16")
+    assert rb["kv_cache_bytes"] == 32 * ra["kv_cache_bytes"] and rb["context_tokens"] == 131072
+    assert b["assumptions"]["context_tokens"] == 131072
 
 def test_estimates_fall_back_to_specification_and_say_so():
     est = advisor.estimates(h100_server())
@@ -486,10 +565,9 @@ def test_estimates_fall_back_to_specification_and_say_so():
     assert gpu["bandwidth_source"].startswith("specification")
     cpu = _dev(est, "CPU + system memory")
     assert cpu["bandwidth_gbps"] is None and cpu["bandwidth_source"] is None
-    assert _row(cpu, "7B/8B", "Q4_K_M")["decode_tokens_per_s"] is None
+    assert _row(cpu, "Llama 3.1 8B", "Q4_K_M")["decode_tokens_per_s"] is None
     assert any("--bench" in n for n in est["notes"])
     assert est["basis"] == "mixed"
-
 
 def test_estimates_finetune_and_assumptions():
     est = advisor.estimates(cpu_vm(benchmarks={"cpu": {"stream": {"triad_gbps": 40.0}}}))
@@ -500,11 +578,11 @@ def test_estimates_finetune_and_assumptions():
     assert full7["bytes"] == 16 * 8 * 10**9 and full7["fits"] is False   # 128 GB > 14 GiB
     qlora7 = next(r for r in cpu["finetune"] if r["size"] == "7B/8B" and r["method"].startswith("QLoRA"))
     assert qlora7["fits"] is True
-    arch = {a["size"]: a for a in est["assumptions"]["architectures"]}
-    assert (arch["70B"]["layers"], arch["70B"]["kv_heads"], arch["70B"]["head_dim"]) == (80, 8, 128)
+    arch = {a["model"]: a for a in est["assumptions"]["architectures"]}
+    assert (arch["llama-3.1-70b"]["layers"], arch["llama-3.1-70b"]["kv_heads"]) == (80, 8)
+    assert arch["deepseek-v3"]["active_params_b"] == 37.0
     assert est["assumptions"]["context_tokens"] == 4096
     assert "weights_bytes" in est["formulas"] and "decode_tokens_per_s" in est["formulas"]
-
 
 def test_estimates_skip_igpus_and_npus_with_a_note():
     est = advisor.estimates(npu_laptop())

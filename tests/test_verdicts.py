@@ -284,3 +284,34 @@ def test_cli_goal_is_checked_and_remembered(tmp_path):
     assert out.returncode == 0, out.stderr
     routes = json.loads(out.stdout)["routes"]
     assert {r["goal"] for r in routes} == {"train"}
+
+
+@pytest.mark.parametrize("tree,track", [("acc-gaudi2", "gaudi"), ("acc-aws-inf2", "neuron"),
+                                        ("acc-gcp-tpu-v5e", "jax-tpu"), ("acc-amd-mi300x", "rocm"),
+                                        ("acc-dgx-h100", "cuda"), ("acc-tenstorrent", "tt-metal"),
+                                        ("acc-qualcomm-ai100", "qaic")])
+def test_vendor_tracks_match_the_machine(tree, track):
+    ent = _route(_tree(tree), "enterprise")
+    assert ent.tracks.get("enterprise.node-health") == [track]
+
+
+def test_every_track_rule_is_valid_and_bilingual():
+    for step in load_knowledge().steps.values():
+        for track in step.get("tracks") or []:
+            rules.validate(track["when"])
+            assert track["title"]["en"] and track["title"]["zh"] and track["commands"]
+
+
+def test_prerequisite_alternatives_follow_the_machines_own_accelerator():
+    kb = load_knowledge()
+    for step in kb.steps.values():
+        for group in step.get("prerequisites_any") or []:
+            assert all(m in kb.steps for m in group), (step["id"], group)
+    done = frozenset({"software-acceleration.landscape", "software-acceleration.llm-inference-cpu",
+                      "cpu.know-your-cpu", "cpu.numpy-vectorise"})
+    tpu = next(a for a in advisor.assess(_tree("acc-gcp-tpu-v5e"), kb, done)
+               if a.id == "software-acceleration")
+    assert "gpu.setup-check" not in tpu.next_steps
+    gpu = next(a for a in advisor.assess(_tree("acc-dgx-h100"), kb, done)
+               if a.id == "software-acceleration")
+    assert "enterprise.node-health" not in gpu.next_steps[:3] or "gpu.setup-check" in gpu.next_steps
