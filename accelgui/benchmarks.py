@@ -407,6 +407,25 @@ def memory_bandwidth(report, device=None, index=None) -> dict | None:
             "rel_spread": s["rel"], "source": "measured", "figure": path}
 
 
+def gpu_figures(report, device, index=None) -> tuple[str | None, dict]:
+    """(key, the upgraded ``benchmarks.gpu`` entry) measured on ``device``, matched as
+    :func:`memory_bandwidth` matches it; (None, {}) when none was measured on it."""
+    b = read(report)
+    key = _gpu_key_for(b, device, index) if b else None
+    if key is None:
+        return None, {}
+    for e in _gpu_devices(b):
+        if str(e.get("index")) == key:
+            return key, e
+    return None, {}
+
+
+def cpu_figures(report) -> dict:
+    """The upgraded ``benchmarks.cpu`` section ({} when nothing was measured)."""
+    b = read(report)
+    return _dict(b.get("cpu")) if b else {}
+
+
 def _norm_bus(addr) -> str | None:
     if not isinstance(addr, str) or ":" not in addr:
         return None

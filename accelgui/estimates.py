@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from accelgui import l10n, rules
+from accelgui import benchmarks, l10n, rules
 from accelgui.knowledge import support
 
 __all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "MODEL_SIZES", "QUANTS", "llm_row",
@@ -216,56 +216,11 @@ def _gpu_index(dev: dict, ordinal: int) -> int:
     return ordinal
 
 
-def _norm_bus(addr) -> str | None:
-    """"00000000:18:00.0" / "0000:18:00.0" -> "0:18:00.0" (domain without leading zeros)."""
-    if not isinstance(addr, str) or addr.count(":") != 2:
-        return None
-    dom, rest = addr.lower().split(":", 1)
-    return f"{dom.lstrip('0') or '0'}:{rest}"
-
-
-def _bench_gpu(benchmarks: dict, index: int, dev: dict):
-    """(key, benchmarks.gpu entry) measured on this device, or (None, None).
-
-    Matched by PCI bus id when the benchmark recorded one (CUDA may number devices
-    differently from the PCI order), else by index with a name check, so that figures of
-    one card are never credited to another."""
-    gpu = (benchmarks or {}).get("gpu")
-    if isinstance(gpu, list):
-        items = [(str(i), e) for i, e in enumerate(gpu)]
-    elif isinstance(gpu, dict):
-        items = [(str(k), e) for k, e in gpu.items()]
-    else:
-        return None, None
-    items = [(k, e) for k, e in items if isinstance(e, dict) and not e.get("error")]
-    bus = _norm_bus(dev.get("address"))
-    if bus:
-        for k, e in items:
-            if _norm_bus(e.get("pci_bus_id")) == bus:
-                return k, e
-    for k, e in items:
-        if k != str(index):
-            continue
-        if bus and _norm_bus(e.get("pci_bus_id")):
-            return None, None                           # recorded on another bus: not this card
-        bname = e.get("name") or e.get("device")
-        dname = dev.get("name")
-        if isinstance(bname, str) and isinstance(dname, str) and bname and dname:
-            x, y = re.sub(r"\W+", "", bname.lower()), re.sub(r"\W+", "", dname.lower())
-            if x not in y and y not in x:
-                return None, None                       # a different card: do not mix figures
-        elif dev.get("vendor") != "nvidia":
-            return None, None                           # unnamed figures come from CUDA
-        return k, e
-    return None, None
-
-
 _gib = rules._gib
 
 
 def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
     T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
-    benchmarks = rd.get("benchmarks") or {}
     entries = []
     groups: dict = {}
     ordinal_by_vendor: dict = {}
@@ -294,19 +249,15 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         ordinal = ordinal_by_vendor.get(vendor, 0)
         ordinal_by_vendor[vendor] = ordinal + 1
         index = _gpu_index(dev, ordinal)
-        bkey, entry = _bench_gpu(benchmarks, index, dev)
+        bkey, entry = benchmarks.gpu_figures(rd, dev, index)
         bw, bw_src, bw_kind = None, None, None
-        measured = measured_bandwidth(rd, dev)
-        if measured and _num(measured.get("median_gbps")):
+        measured = benchmarks.memory_bandwidth(rd, dev, index)
+        if measured:
             bw, bw_kind = measured["median_gbps"], "measured"
-            bw_src = T("measured_median", lo=f"{measured.get('min_gbps', bw):g}",
-                       hi=f"{measured.get('max_gbps', bw):g}")
+            bw_src = _measured_source(measured, T)
             if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
                 notes.append(T("note_noisy", label=label, pct=int(measured["rel_spread"] * 100)))
-        elif entry and _num(entry.get("triad_gbps")):
-            bw, bw_kind = entry["triad_gbps"], "measured"
-            bw_src = T("measured", ref=f"benchmarks.gpu.{bkey}.triad_gbps")
-        elif entry and _num(entry.get("memory_peak_gbps")):
+        elif _num(entry.get("memory_peak_gbps")):
             bw, bw_kind = entry["memory_peak_gbps"], "specification"
             bw_src = T("spec_nvml", ref=f"benchmarks.gpu.{bkey}.memory_peak_gbps")
         elif _num(d.get("memory_bandwidth_gbps")):
@@ -314,7 +265,7 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             how = d.get("memory_bandwidth_source")
             bw_src = T("spec", ref=how if how else f"devices[{pos}].details.memory_bandwidth_gbps")
         flops, fl_src, fl_measured_fp32 = None, None, False
-        if entry and _num(entry.get("fp32_gflops")):
+        if _num(entry.get("fp32_gflops")):
             flops, fl_measured_fp32 = entry["fp32_gflops"], True
             fl_src = T("measured", ref=f"benchmarks.gpu.{bkey}.fp32_gflops")
         else:
@@ -395,8 +346,7 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
 
 def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
-    bench = rd.get("benchmarks") or {}
-    cpu_b = bench.get("cpu") if isinstance(bench.get("cpu"), dict) else {}
+    cpu_b = benchmarks.cpu_figures(rd)
     mem = rd.get("memory") or {}
     avail, total = _num(mem.get("available_bytes")), _num(mem.get("total_bytes"))
     if avail:
@@ -407,17 +357,12 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     else:
         budget, src = None, None
         notes.append(T("note_sysmem_unknown"))
-    triad = _num(((cpu_b.get("stream") or {}) if isinstance(cpu_b.get("stream"), dict) else {})
-                 .get("triad_gbps"))
-    measured = measured_bandwidth(rd, None)
-    if measured and _num(measured.get("median_gbps")):
+    measured = benchmarks.memory_bandwidth(rd)
+    if measured:
         bw = measured["median_gbps"]
-        bw_src = T("measured_median", lo=f"{measured.get('min_gbps', bw):g}",
-                   hi=f"{measured.get('max_gbps', bw):g}")
+        bw_src = _measured_source(measured, T)
         if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
             notes.append(T("note_noisy", label="CPU", pct=int(measured["rel_spread"] * 100)))
-    elif triad:
-        bw, bw_src = triad, T("measured", ref="benchmarks.cpu.stream.triad_gbps")
     else:
         bw, bw_src = None, None
         notes.append(T("note_cpu_bw_unknown"))
@@ -443,17 +388,11 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     }
 
 
-def measured_bandwidth(report: dict, device: dict | None):
-    """Measured memory bandwidth of ``device`` (None: the CPU's system memory) as the bench
-    engineer's reader gives it: {"median_gbps", "min_gbps", "max_gbps", "rel_spread",
-    "source": "measured"} or None. The one place estimates read measured figures; until
-    accelgui.benchmarks is in the tree the legacy readers below are used instead."""
-    try:
-        from accelgui import benchmarks as reader
-    except ImportError:
-        return None
-    fn = getattr(reader, "memory_bandwidth", None)
-    return fn(report, device) if fn else None
+def _measured_source(measured: dict, text) -> str:
+    """"measured (median of repeats, range lo-hi)" for a figure from benchmarks.memory_bandwidth."""
+    bw = measured["median_gbps"]
+    lo, hi = measured.get("min_gbps") or bw, measured.get("max_gbps") or bw
+    return text("measured_median", lo=f"{lo:g}", hi=f"{hi:g}")
 
 
 NOISY_SPREAD = 0.20     # measured repeats spread wider than this: the figure is flagged
