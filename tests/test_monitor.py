@@ -301,3 +301,29 @@ def test_serve_metrics_stops_on_sigterm(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_dashboard_in_fleet_md_queries_metrics_the_server_serves(tree):
+    import re
+
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "fleet.md")).read()
+    dashboard = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    wanted = {name for p in dashboard["panels"] for t in p["targets"]
+              for name in re.findall(r"accelgui_\w+", t["expr"])}
+    nv = monitor_nvml([gpu(0)])
+    s, clock = sampler_for(tree, nv)
+    s.sample()
+    collector = monitor_cli.MonitorCollector()
+    collector.sample = step(tree, clock, s)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    served = set(re.findall(r"^(accelgui_\w+?)(?:\{| )", generate_latest(registry).decode(), re.M))
+    wanted.discard("accelgui_device_info")             # from the report, checked below
+    assert wanted <= served, wanted - served
+    from accelgui.probes.context import ProbeContext as Ctx
+    from accelgui.runner import run_probes
+
+    collector.report = run_probes(Ctx(os.path.join(MACHINES, "acc-radeon-desktop")))
+    assert "accelgui_device_info{" in generate_latest(registry).decode()
