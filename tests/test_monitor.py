@@ -327,3 +327,20 @@ def test_the_dashboard_in_fleet_md_queries_metrics_the_server_serves(tree):
 
     collector.report = run_probes(Ctx(os.path.join(MACHINES, "acc-radeon-desktop")))
     assert "accelgui_device_info{" in generate_latest(registry).decode()
+
+
+def test_garbage_files_read_as_null(tree):
+    s, clock = sampler_for(tree)
+    s.sample()
+    dev = "sys/devices/pci0000:00/0000:03:00.0"
+    tree.write(f"{dev}/gpu_busy_percent", "nan")
+    tree.write(f"{dev}/pp_dpm_sclk", "\x00\xff garbage *")
+    tree.write(f"{dev}/mem_info_vram_used", "")
+    tree.write("proc/stat", "cpu  a b c\nctxt x")
+    os.mkfifo(os.path.join(tree.root, f"{dev}/hwmon/hwmon5/power1_average.fifo"))
+    clock.now += 1
+    sample = s.sample()
+    amd = by_family(sample)["amd-gpu"]
+    assert amd["util_pct"] is None and amd["clock_mhz"] is None and amd["memory_used_bytes"] is None
+    assert sample["cpu"]["util_pct"] is None and sample["cpu"]["ctx_switches_total"] is None
+    json.dumps(sample, allow_nan=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import collections
 import time
 
-from PySide6.QtCore import QCoreApplication, QObject, QPointF, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QLabel, QMenu, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
@@ -92,6 +92,37 @@ class Sparkline(QWidget):
         p.end()
 
 
+class CpuBars(QWidget):
+    """One bar per logical CPU: its utilisation (height) since the previous sample."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.values: list = []
+        self.setFixedHeight(46)
+
+    def set_values(self, values: list) -> None:
+        self.values = list(values)
+        self.setToolTip("  ".join(f"{i}: {'–' if v is None else f'{v:.0f}%'}" for i, v in enumerate(self.values)))
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        if not self.values:
+            return
+        p = QPainter(self)
+        pal = self.palette()
+        n = len(self.values)
+        gap = 2 if n < 128 else 0
+        w = max(1.0, (self.width() - gap * n) / n)
+        h = self.height() - 2
+        for i, v in enumerate(self.values):
+            x = i * (w + gap)
+            p.fillRect(QRectF(x, 1, w, h), pal.color(QPalette.ColorRole.AlternateBase))
+            if v is not None:
+                top = h * min(100.0, v) / 100.0
+                p.fillRect(QRectF(x, 1 + h - top, w, top), pal.color(QPalette.ColorRole.Highlight))
+        p.end()
+
+
 class MonitorView(QWidget):
     _start = Signal(float)
     _stop = Signal()
@@ -117,6 +148,7 @@ class MonitorView(QWidget):
         self._plots = None
         self._watch: StageWatch | None = None
         self._recent: collections.deque = collections.deque()     # (mono_s, {id: row}), last WINDOW_S
+        self._names: dict[str, str] = {}
         self._build()
         self._thread = QThread(self)
         self._worker = SamplerWorker(make_sampler)
@@ -154,6 +186,8 @@ class MonitorView(QWidget):
         for w in (self.interval_label, self.interval, self.pause_button, self.export_button):
             bar.addWidget(w)
         layout.addLayout(bar)
+        self.cpu_bars = CpuBars()
+        layout.addWidget(self.cpu_bars)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, 7)
         self.table.verticalHeader().setVisible(False)
@@ -179,9 +213,20 @@ class MonitorView(QWidget):
         self.table.setHorizontalHeaderLabels([self.tr("Device"), self.tr("Utilisation %"), self.tr("Memory"),
                                               self.tr("Temp °C"), self.tr("Power W"), self.tr("Clock MHz"),
                                               self.tr("History")])
+        if self._plots is not None:
+            titles = self._plot_titles()
+            for field, (plot, _, _) in self._plots.items():
+                plot.setTitle(titles[field])
 
     def render(self, state) -> None:
-        """The report does not change what is measured live: nothing to redraw."""
+        """The report names the devices (rows are keyed by PCI address)."""
+        report = getattr(state, "report", None)
+        names = {d.address: d.name for d in (report.devices if report is not None else []) if d.address and d.name}
+        if names != self._names:
+            self._names = names
+            self._rows = {}                  # relabel on the next sample
+
+
 
     # == sampling ======================================================================
     def showEvent(self, event) -> None:
@@ -255,6 +300,7 @@ class MonitorView(QWidget):
                 if item.text() != text:
                     item.setText(text)
             self._sparks[r["id"]].push(r["util_pct"])
+        self.cpu_bars.set_values(sample["cpu"]["per_cpu_util_pct"])
         self._update_plots()
 
     def _rebuild_rows(self, rows: list[dict], sample: dict) -> None:
@@ -263,7 +309,7 @@ class MonitorView(QWidget):
         old = self._sparks
         self._sparks = {}
         for i, r in enumerate(rows):
-            label = r["name"] if r["id"] not in ("cpu", "memory") else (
+            label = self._names.get(r.get("address"), r["name"]) if r["id"] not in ("cpu", "memory") else (
                 self.tr("CPU ({n} logical)").format(n=len(sample["cpu"]["per_cpu_util_pct"]))
                 if r["id"] == "cpu" else self.tr("Memory"))
             if r.get("address") and r["address"] not in label:
@@ -306,7 +352,11 @@ class MonitorView(QWidget):
         self._plots = {}
         for i, (field, unit) in enumerate(PLOTS):
             plot = widget.addPlot(row=i // 2, col=i % 2)
+            plot.setTitle(self._plot_titles()[field])
             plot.setLabel("left", unit)
+            if field == "util_pct":
+                plot.setYRange(0, 100, padding=0.02)
+                plot.enableAutoRange(axis="y", enable=False)
             plot.setLabel("bottom", "s")
             plot.setXRange(-WINDOW_S, 0, padding=0)
             plot.setDownsampling(auto=True, mode="peak")
@@ -316,6 +366,10 @@ class MonitorView(QWidget):
             self._plots[field] = (plot, curve, [])
         self.plot_box.layout().addWidget(widget)
         self._pg = pg
+
+    def _plot_titles(self) -> dict:
+        return {"util_pct": self.tr("Utilisation"), "temp_c": self.tr("Temperature"),
+                "power_w": self.tr("Power"), "clock_mhz": self.tr("Clock")}
 
     def _update_plots(self) -> None:
         if self._plots is None or not self.isVisible():
