@@ -354,15 +354,16 @@ class MonitorView(QWidget):
             plot = widget.addPlot(row=i // 2, col=i % 2)
             plot.setTitle(self._plot_titles()[field])
             plot.setLabel("left", unit)
-            if field == "util_pct":
-                plot.setYRange(0, 100, padding=0.02)
-                plot.enableAutoRange(axis="y", enable=False)
             plot.setLabel("bottom", "s")
             plot.setXRange(-WINDOW_S, 0, padding=0)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
             curve = plot.plot([], [], pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=2))
+            if field == "util_pct":                 # a percentage: always the whole scale
+                plot.getViewBox().setLimits(yMin=-2, yMax=102)
+                plot.setYRange(0, 100, padding=0.02)
+                plot.getViewBox().disableAutoRange()
             self._plots[field] = (plot, curve, [])
         self.plot_box.layout().addWidget(widget)
         self._pg = pg
