@@ -344,3 +344,22 @@ def test_garbage_files_read_as_null(tree):
     assert amd["util_pct"] is None and amd["clock_mhz"] is None and amd["memory_used_bytes"] is None
     assert sample["cpu"]["util_pct"] is None and sample["cpu"]["ctx_switches_total"] is None
     json.dumps(sample, allow_nan=False)
+
+
+def test_fdinfo_engine_ns_and_xe_cycles():
+    from accelgui.probes.monitor import fdinfo
+
+    def client(ns, cycles, total):
+        return fdinfo.parse_fdinfo(f"drm-driver:\txe\ndrm-pdev:\t0000:03:00.0\ndrm-client-id:\t9\n"
+                                   f"drm-engine-capacity-vcs:\t2\ndrm-engine-vcs:\t{ns} ns\n"
+                                   f"drm-cycles-rcs:\t{cycles}\ndrm-total-cycles-rcs:\t{total}\n"
+                                   "drm-resident-vram0:\t4 MiB\n")
+
+    key = ("0000:03:00.0", "9")
+    before = {key: dict(client(0, 1000, 10000), pid=7, name="a")}
+    after = {key: dict(client(1_000_000_000, 4000, 20000), pid=7, name="a")}
+    dev = fdinfo.usage(after, before, 1.0)["0000:03:00.0"]
+    assert dev["engines_pct"] == {"vcs": 50.0, "rcs": 30.0} and dev["util_pct"] == 50.0
+    assert dev["processes"][0]["memory_bytes"] == 4 << 20
+    assert fdinfo.usage(after, None, 1.0)["0000:03:00.0"]["util_pct"] is None
+    assert fdinfo.parse_fdinfo("pos: 0\nflags: 02\n") is None          # not a DRM file
