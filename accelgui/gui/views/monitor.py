@@ -16,7 +16,8 @@ import time
 
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView,
+from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFileDialog, QGraphicsItem, QHBoxLayout,
+                               QHeaderView,
                                QLabel, QMenu, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -56,6 +57,9 @@ class SamplerWorker(QObject):
     @Slot()
     def close(self) -> None:
         self.stop()
+        if self._timer is not None:          # dropped here, in its own thread
+            self._timer.setParent(None)
+            self._timer = None
         if self._sampler is not None:
             self._sampler.close()
             self._sampler = None
@@ -153,7 +157,7 @@ class MonitorView(QWidget):
         self._thread = QThread(self)
         self._worker = SamplerWorker(make_sampler)
         self._worker.moveToThread(self._thread)
-        self._worker.sampled.connect(self._on_sample)
+        self._worker.sampled.connect(self._on_sample, Qt.ConnectionType.QueuedConnection)   # GUI thread
         self._start.connect(self._worker.start)
         self._stop.connect(self._worker.stop)
         self._close.connect(self._worker.close)
@@ -359,6 +363,8 @@ class MonitorView(QWidget):
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
+            for axis in plot.axes.values():      # repainting the axes was most of a frame: cache them
+                axis["item"].setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             curve = plot.plot([], [], pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=2))
             if field == "util_pct":                 # a percentage: always the whole scale
                 plot.getViewBox().setLimits(yMin=-2, yMax=102)
@@ -382,18 +388,21 @@ class MonitorView(QWidget):
         rows = [by_id.get(self._selected, {}) for _, by_id in self._recent]
         with self.history.lock:
             marks = [dict(m) for m in self.history.marks]
+        shown = tuple((m["name"], m["start_mono_s"]) for m in marks if m["start_mono_s"] >= now - WINDOW_S)
         for field, (plot, curve, lines) in self._plots.items():
             pairs = [(x, r.get(field)) for x, r in zip(xs, rows) if r.get(field) is not None]
             curve.setData([p[0] for p in pairs], [p[1] for p in pairs])
-            for line in lines:
-                plot.removeItem(line)
-            lines.clear()
-            for m in marks:
-                if m["start_mono_s"] >= now - WINDOW_S:
-                    line = self._pg.InfiniteLine(pos=m["start_mono_s"] - now, angle=90, label=m["name"],
-                                                 labelOpts={"position": 0.9})
-                    plot.addItem(line)
-                    lines.append(line)
+            if shown or lines:               # stage marks: made once, moved with the time axis
+                if [ln.stage_key for ln in lines] != list(shown):
+                    for line in lines:
+                        plot.removeItem(line)
+                    lines[:] = [self._pg.InfiniteLine(angle=90, label=name, labelOpts={"position": 0.9})
+                                for name, _ in shown]
+                    for line, key in zip(lines, shown):
+                        line.stage_key = key
+                        plot.addItem(line)
+                for line, (_, start) in zip(lines, shown):
+                    line.setValue(start - now)
 
     # == benchmark ties =================================================================
     def bench_started(self) -> None:
