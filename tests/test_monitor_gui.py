@@ -117,7 +117,7 @@ def test_stage_marks_are_drawn_on_the_plots(qtbot, window):
     window.show_page("monitor")
     page.bench_started()
     page.bench_progress({"stage": "stream"})
-    qtbot.waitUntil(lambda: page._plots["util_pct"][2], timeout=10000)
+    qtbot.waitUntil(lambda: bool(page._plots["util_pct"][2]), timeout=10000)
     page.bench_progress({"stage": "fma"})
     qtbot.waitUntil(lambda: len(page._plots["util_pct"][2]) == 2, timeout=10000)
     lines = page._plots["clock_mhz"][2]
