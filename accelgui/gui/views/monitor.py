@@ -25,6 +25,7 @@ from accelgui.probes.monitor.history import History, StageWatch, flat_rows, to_c
 
 WINDOW_S = 300.0
 SPARK_POINTS = 60
+BENCH_PLOT_EVERY = 5
 PLOTS = (("util_pct", "%"), ("temp_c", "°C"), ("power_w", "W"), ("clock_mhz", "MHz"))
 
 
@@ -305,7 +306,10 @@ class MonitorView(QWidget):
                     item.setText(text)
             self._sparks[r["id"]].push(r["util_pct"])
         self.cpu_bars.set_values(sample["cpu"]["per_cpu_util_pct"])
-        self._update_plots()
+        # while a benchmark runs the plots are redrawn every BENCH_PLOT_EVERY samples: painting
+        # them competes with the measurement for the CPU (and stalled the event loop)
+        if self._watch is None or self.samples_seen % BENCH_PLOT_EVERY == 0:
+            self._update_plots()
 
     def _rebuild_rows(self, rows: list[dict], sample: dict) -> None:
         self.table.setRowCount(len(rows))
