@@ -101,9 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Python interpreter (environment) that --verify runs Python checks in")
     opt.add_argument("--no-advice", action="store_true",
                      help="leave routes and estimates out of the report")
-    from accelgui import monitor_cli
-
-    monitor_cli.add_arguments(mode, opt)
+    # the live monitor (accelgui/monitor_cli.py, imported only when asked for)
+    mode.add_argument("--monitor", action="store_true",
+                      help="watch utilisation, clocks, memory, temperature and power live")
+    mode.add_argument("--serve-metrics", nargs="?", const="127.0.0.1:9464", default=None, metavar="HOST:PORT",
+                      help="serve live Prometheus metrics (default 127.0.0.1:9464, loopback)")
+    opt.add_argument("--interval", type=float, default=1.0, metavar="S",
+                     help="seconds between samples for --monitor / --serve-metrics (default 1)")
+    opt.add_argument("--count", type=int, default=None, metavar="N", help="--monitor: stop after N samples")
     return p
 
 

@@ -21,20 +21,8 @@ import time
 
 from accelgui.l10n import tr
 
-DEFAULT_ADDRESS = "127.0.0.1:9464"
+DEFAULT_ADDRESS = "127.0.0.1:9464"      # the const of --serve-metrics in cli.py
 MAX_DEVICES, MAX_CPUS, MAX_SENSORS = 64, 1024, 128
-
-
-def add_arguments(mode, opt) -> None:
-    """The monitor's flags, added to the CLI's argument groups."""
-    mode.add_argument("--monitor", action="store_true",
-                      help="watch utilisation, clocks, memory, temperature and power live")
-    mode.add_argument("--serve-metrics", nargs="?", const=DEFAULT_ADDRESS, default=None, metavar="HOST:PORT",
-                      help=f"serve live Prometheus metrics (default {DEFAULT_ADDRESS}, loopback)")
-    opt.add_argument("--interval", type=float, default=1.0, metavar="S",
-                     help="seconds between samples for --monitor / --serve-metrics (default 1)")
-    opt.add_argument("--count", type=int, default=None, metavar="N",
-                     help="--monitor: stop after N samples")
 
 
 def _usage(text: str):

@@ -301,3 +301,65 @@ def test_serve_metrics_stops_on_sigterm(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_dashboard_in_fleet_md_queries_metrics_the_server_serves(tree):
+    import re
+
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "fleet.md")).read()
+    dashboard = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    wanted = {name for p in dashboard["panels"] for t in p["targets"]
+              for name in re.findall(r"accelgui_\w+", t["expr"])}
+    nv = monitor_nvml([gpu(0)])
+    s, clock = sampler_for(tree, nv)
+    s.sample()
+    collector = monitor_cli.MonitorCollector()
+    collector.sample = step(tree, clock, s)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    served = set(re.findall(r"^(accelgui_\w+?)(?:\{| )", generate_latest(registry).decode(), re.M))
+    wanted.discard("accelgui_device_info")             # from the report, checked below
+    assert wanted <= served, wanted - served
+    from accelgui.probes.context import ProbeContext as Ctx
+    from accelgui.runner import run_probes
+
+    collector.report = run_probes(Ctx(os.path.join(MACHINES, "acc-radeon-desktop")))
+    assert "accelgui_device_info{" in generate_latest(registry).decode()
+
+
+def test_garbage_files_read_as_null(tree):
+    s, clock = sampler_for(tree)
+    s.sample()
+    dev = "sys/devices/pci0000:00/0000:03:00.0"
+    tree.write(f"{dev}/gpu_busy_percent", "nan")
+    tree.write(f"{dev}/pp_dpm_sclk", "\x00\xff garbage *")
+    tree.write(f"{dev}/mem_info_vram_used", "")
+    tree.write("proc/stat", "cpu  a b c\nctxt x")
+    os.mkfifo(os.path.join(tree.root, f"{dev}/hwmon/hwmon5/power1_average.fifo"))
+    clock.now += 1
+    sample = s.sample()
+    amd = by_family(sample)["amd-gpu"]
+    assert amd["util_pct"] is None and amd["clock_mhz"] is None and amd["memory_used_bytes"] is None
+    assert sample["cpu"]["util_pct"] is None and sample["cpu"]["ctx_switches_total"] is None
+    json.dumps(sample, allow_nan=False)
+
+
+def test_fdinfo_engine_ns_and_xe_cycles():
+    from accelgui.probes.monitor import fdinfo
+
+    def client(ns, cycles, total):
+        return fdinfo.parse_fdinfo(f"drm-driver:\txe\ndrm-pdev:\t0000:03:00.0\ndrm-client-id:\t9\n"
+                                   f"drm-engine-capacity-vcs:\t2\ndrm-engine-vcs:\t{ns} ns\n"
+                                   f"drm-cycles-rcs:\t{cycles}\ndrm-total-cycles-rcs:\t{total}\n"
+                                   "drm-resident-vram0:\t4 MiB\n")
+
+    key = ("0000:03:00.0", "9")
+    before = {key: dict(client(0, 1000, 10000), pid=7, name="a")}
+    after = {key: dict(client(1_000_000_000, 4000, 20000), pid=7, name="a")}
+    dev = fdinfo.usage(after, before, 1.0)["0000:03:00.0"]
+    assert dev["engines_pct"] == {"vcs": 50.0, "rcs": 30.0} and dev["util_pct"] == 50.0
+    assert dev["processes"][0]["memory_bytes"] == 4 << 20
+    assert fdinfo.usage(after, None, 1.0)["0000:03:00.0"]["util_pct"] is None
+    assert fdinfo.parse_fdinfo("pos: 0\nflags: 02\n") is None          # not a DRM file

@@ -109,3 +109,18 @@ def test_a_benchmark_run_in_the_app_carries_its_stage_telemetry(qtbot, window):
         window.run_benchmark("quick")
     telemetry = window.live_report.benchmarks["telemetry"]
     assert [s["name"] for s in telemetry["stages"]] == ["stream", "fma", "cache_sweep"]
+
+
+def test_stage_marks_are_drawn_on_the_plots(qtbot, window):
+    page = window.monitor
+    page.set_interval(0.5)
+    window.show_page("monitor")
+    page.bench_started()
+    page.bench_progress({"stage": "stream"})
+    qtbot.waitUntil(lambda: bool(page._plots["util_pct"][2]), timeout=10000)
+    page.bench_progress({"stage": "fma"})
+    qtbot.waitUntil(lambda: len(page._plots["util_pct"][2]) == 2, timeout=10000)
+    lines = page._plots["clock_mhz"][2]
+    assert [ln.stage_key[0] for ln in lines] == ["stream", "fma"]
+    assert all(-300 <= ln.value() <= 0 for ln in lines)
+    page.bench_finished()

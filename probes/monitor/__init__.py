@@ -59,9 +59,11 @@ class Sampler:
         devices = []
         if self.nvml is not None:
             devices += self.nvml.sample()
-            if not self.processes:
-                for d in devices:
+            for d in devices:
+                if not self.processes:
                     d["processes"] = None
+                for proc in d["processes"] or []:
+                    proc["name"] = ctx.read_line(f"proc/{proc['pid']}/comm")
         sysfs = self._sysfs_devices(now)
         devices += sysfs
         if self.processes and sysfs:        # fdinfo usage is only attributed to these devices

@@ -20,7 +20,7 @@ _NODES = ("/dev/dri/", "/dev/accel/")
 
 
 def parse_fdinfo(text: str) -> dict | None:
-    info = {"engines": {}, "capacity": {}, "memory": {}, "resident": {}}
+    info = {"engines": {}, "capacity": {}, "memory": {}, "resident": {}, "cycles": {}, "total_cycles": {}}
     for line in text.splitlines():
         key, sep, value = line.partition(":")
         if not sep:
@@ -32,6 +32,10 @@ def parse_fdinfo(text: str) -> dict | None:
             info["pdev"] = value
         elif key == "drm-client-id":
             info["client_id"] = value
+        elif key.startswith("drm-total-cycles-"):
+            info["total_cycles"][key[len("drm-total-cycles-"):]] = _int(value)
+        elif key.startswith("drm-cycles-"):
+            info["cycles"][key[len("drm-cycles-"):]] = _int(value)
         elif key.startswith("drm-engine-capacity-"):
             info["capacity"][key[len("drm-engine-capacity-"):]] = _int(value) or 1
         elif key.startswith("drm-engine-"):
@@ -86,6 +90,25 @@ def read_clients(ctx: ProbeContext, fds: list[tuple[str, str]] | None = None) ->
     return clients
 
 
+def _engine_pct(client: dict, before: dict | None, dt: float) -> dict:
+    """Busy percent of each engine of one client between two readings: from busy ns over the
+    elapsed time (``drm-engine-*``), or from GPU cycles over total cycles (``drm-cycles-*`` /
+    ``drm-total-cycles-*``, as xe reports), divided by the engine's capacity."""
+    out = {}
+    for engine, ns in client["engines"].items():
+        old = before["engines"].get(engine) if before else None
+        out[engine] = None
+        if ns is not None and old is not None and dt > 0 and ns >= old:
+            out[engine] = min(100.0, (ns - old) / (dt * 1e9) / client["capacity"].get(engine, 1) * 100.0)
+    for engine, cycles in client["cycles"].items():
+        total = client["total_cycles"].get(engine)
+        old, old_total = (before["cycles"].get(engine), before["total_cycles"].get(engine)) if before else (None, None)
+        out[engine] = None
+        if None not in (cycles, total, old, old_total) and total > old_total and cycles >= old:
+            out[engine] = min(100.0, (cycles - old) / (total - old_total) / client["capacity"].get(engine, 1) * 100.0)
+    return out
+
+
 def usage(clients: dict, prev: dict | None, dt: float) -> dict:
     """{device key: {"engines_pct": {engine: pct}, "util_pct", "processes": [...]}} from two
     readings ``dt`` seconds apart (engine figures null without a previous reading)."""
@@ -98,11 +121,7 @@ def usage(clients: dict, prev: dict | None, dt: float) -> dict:
         memory = client["resident"] or client["memory"]
         if memory:
             proc["memory_bytes"] = (proc["memory_bytes"] or 0) + sum(memory.values())
-        for engine, ns in client["engines"].items():
-            pct = None
-            old = before["engines"].get(engine) if before else None
-            if ns is not None and old is not None and dt > 0 and ns >= old:
-                pct = min(100.0, (ns - old) / (dt * 1e9) / client["capacity"].get(engine, 1) * 100.0)
+        for engine, pct in _engine_pct(client, before, dt).items():
             if pct is not None:
                 proc["engines_pct"][engine] = round(proc["engines_pct"].get(engine, 0.0) + pct, 1)
                 total = dev["engines_pct"].get(engine) or 0.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import os
 
 from accelgui.data import read_bytes
@@ -60,9 +61,10 @@ def _number(text: str | None) -> float | None:
     if text is None:
         return None
     try:
-        return float(text.split()[0])
+        value = float(text.split()[0])
     except (ValueError, IndexError):
         return None
+    return value if math.isfinite(value) else None      # "nan", "inf" in a broken file
 
 
 def parse_dpm(text: str | None) -> float | None:

@@ -1324,6 +1324,22 @@ all cores</source>
 <context>
     <name>MonitorView</name>
     <message>
+        <source>Utilisation</source>
+        <translation>利用率</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Power</source>
+        <translation>功耗</translation>
+    </message>
+    <message>
+        <source>Clock</source>
+        <translation>频率</translation>
+    </message>
+    <message>
         <source>Live monitor</source>
         <translation>实时监视</translation>
     </message>

@@ -129,33 +129,40 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
         app.processEvents()
         time.sleep(0.01)
     interval_ms, gaps, last = 5, [], [time.perf_counter()]
+    phase = {"name": "benchmark"}
 
     def tick():
         now = time.perf_counter()
-        gaps.append((now - last[0]) * 1000.0 - interval_ms)
+        gaps.append(((now - last[0]) * 1000.0 - interval_ms, phase["name"], now - started))
         last[0] = now
 
     timer = QTimer()
     timer.setInterval(interval_ms)
     timer.timeout.connect(tick)
     done = {}
-    window.bench.finished.connect(lambda _r: (done.setdefault("ok", True), QTimer.singleShot(1500, app.quit)))
+    started = time.perf_counter()
+    window.bench.finished.connect(lambda _r: (phase.update(name="results"), done.setdefault("ok", True),
+                                              QTimer.singleShot(1500, app.quit)))
     window.bench.failed.connect(lambda m: (done.setdefault("error", m), QTimer.singleShot(200, app.quit)))
     window.benchmark_command = lambda _m: benchmark_command(mode)
     started = time.perf_counter()
     last[0] = time.perf_counter()
     timer.start()
     window.run_benchmark("full")
+    window.show_page("monitor" if monitor_open else "overview")    # starting a run shows its page
     app.exec()
     timer.stop()
     samples = window.monitor.samples_seen
     telemetry = (window.live_report.benchmarks or {}).get("telemetry") if window.live_report else None
     window.close()
     QApplication.processEvents()
-    values = sorted(gaps)
+    during = sorted(g for g, p, _ in gaps if p == "benchmark")
+    after = sorted(g for g, p, _ in gaps if p == "results")
     return {"monitor_open": monitor_open, "mode": mode, "benchmark_s": round(time.perf_counter() - started, 1),
-            "max_stall_ms": round(values[-1], 1) if values else None,
-            "p99_stall_ms": round(values[int(0.99 * (len(values) - 1))], 1) if values else None,
+            "max_stall_during_benchmark_ms": round(during[-1], 1) if during else None,
+            "p99_stall_during_benchmark_ms": round(during[int(0.99 * (len(during) - 1))], 1) if during else None,
+            "max_stall_rendering_results_ms": round(after[-1], 1) if after else None,
+            "stalls_over_100ms": [(round(t, 2), round(g), p) for g, p, t in gaps if g > 100],
             "monitor_samples": samples, "stages_recorded": len((telemetry or {}).get("stages", [])),
             "result": "ok" if done.get("ok") else done.get("error", "no result")}
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import collections
 import time
 
-from PySide6.QtCore import QCoreApplication, QObject, QPointF, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView,
+from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFileDialog, QGraphicsItem, QHBoxLayout,
+                               QHeaderView,
                                QLabel, QMenu, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -24,6 +25,7 @@ from accelgui.probes.monitor.history import History, StageWatch, flat_rows, to_c
 
 WINDOW_S = 300.0
 SPARK_POINTS = 60
+BENCH_PLOT_EVERY = 5
 PLOTS = (("util_pct", "%"), ("temp_c", "°C"), ("power_w", "W"), ("clock_mhz", "MHz"))
 
 
@@ -56,6 +58,9 @@ class SamplerWorker(QObject):
     @Slot()
     def close(self) -> None:
         self.stop()
+        if self._timer is not None:          # dropped here, in its own thread
+            self._timer.setParent(None)
+            self._timer = None
         if self._sampler is not None:
             self._sampler.close()
             self._sampler = None
@@ -92,6 +97,37 @@ class Sparkline(QWidget):
         p.end()
 
 
+class CpuBars(QWidget):
+    """One bar per logical CPU: its utilisation (height) since the previous sample."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.values: list = []
+        self.setFixedHeight(46)
+
+    def set_values(self, values: list) -> None:
+        self.values = list(values)
+        self.setToolTip("  ".join(f"{i}: {'–' if v is None else f'{v:.0f}%'}" for i, v in enumerate(self.values)))
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        if not self.values:
+            return
+        p = QPainter(self)
+        pal = self.palette()
+        n = len(self.values)
+        gap = 2 if n < 128 else 0
+        w = max(1.0, (self.width() - gap * n) / n)
+        h = self.height() - 2
+        for i, v in enumerate(self.values):
+            x = i * (w + gap)
+            p.fillRect(QRectF(x, 1, w, h), pal.color(QPalette.ColorRole.AlternateBase))
+            if v is not None:
+                top = h * min(100.0, v) / 100.0
+                p.fillRect(QRectF(x, 1 + h - top, w, top), pal.color(QPalette.ColorRole.Highlight))
+        p.end()
+
+
 class MonitorView(QWidget):
     _start = Signal(float)
     _stop = Signal()
@@ -117,11 +153,12 @@ class MonitorView(QWidget):
         self._plots = None
         self._watch: StageWatch | None = None
         self._recent: collections.deque = collections.deque()     # (mono_s, {id: row}), last WINDOW_S
+        self._names: dict[str, str] = {}
         self._build()
         self._thread = QThread(self)
         self._worker = SamplerWorker(make_sampler)
         self._worker.moveToThread(self._thread)
-        self._worker.sampled.connect(self._on_sample)
+        self._worker.sampled.connect(self._on_sample, Qt.ConnectionType.QueuedConnection)   # GUI thread
         self._start.connect(self._worker.start)
         self._stop.connect(self._worker.stop)
         self._close.connect(self._worker.close)
@@ -154,6 +191,8 @@ class MonitorView(QWidget):
         for w in (self.interval_label, self.interval, self.pause_button, self.export_button):
             bar.addWidget(w)
         layout.addLayout(bar)
+        self.cpu_bars = CpuBars()
+        layout.addWidget(self.cpu_bars)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, 7)
         self.table.verticalHeader().setVisible(False)
@@ -179,9 +218,20 @@ class MonitorView(QWidget):
         self.table.setHorizontalHeaderLabels([self.tr("Device"), self.tr("Utilisation %"), self.tr("Memory"),
                                               self.tr("Temp °C"), self.tr("Power W"), self.tr("Clock MHz"),
                                               self.tr("History")])
+        if self._plots is not None:
+            titles = self._plot_titles()
+            for field, (plot, _, _) in self._plots.items():
+                plot.setTitle(titles[field])
 
     def render(self, state) -> None:
-        """The report does not change what is measured live: nothing to redraw."""
+        """The report names the devices (rows are keyed by PCI address)."""
+        report = getattr(state, "report", None)
+        names = {d.address: d.name for d in (report.devices if report is not None else []) if d.address and d.name}
+        if names != self._names:
+            self._names = names
+            self._rows = {}                  # relabel on the next sample
+
+
 
     # == sampling ======================================================================
     def showEvent(self, event) -> None:
@@ -255,7 +305,11 @@ class MonitorView(QWidget):
                 if item.text() != text:
                     item.setText(text)
             self._sparks[r["id"]].push(r["util_pct"])
-        self._update_plots()
+        self.cpu_bars.set_values(sample["cpu"]["per_cpu_util_pct"])
+        # while a benchmark runs the plots are redrawn every BENCH_PLOT_EVERY samples: painting
+        # them competes with the measurement for the CPU (and stalled the event loop)
+        if self._watch is None or self.samples_seen % BENCH_PLOT_EVERY == 0:
+            self._update_plots()
 
     def _rebuild_rows(self, rows: list[dict], sample: dict) -> None:
         self.table.setRowCount(len(rows))
@@ -263,7 +317,7 @@ class MonitorView(QWidget):
         old = self._sparks
         self._sparks = {}
         for i, r in enumerate(rows):
-            label = r["name"] if r["id"] not in ("cpu", "memory") else (
+            label = self._names.get(r.get("address"), r["name"]) if r["id"] not in ("cpu", "memory") else (
                 self.tr("CPU ({n} logical)").format(n=len(sample["cpu"]["per_cpu_util_pct"]))
                 if r["id"] == "cpu" else self.tr("Memory"))
             if r.get("address") and r["address"] not in label:
@@ -306,16 +360,27 @@ class MonitorView(QWidget):
         self._plots = {}
         for i, (field, unit) in enumerate(PLOTS):
             plot = widget.addPlot(row=i // 2, col=i % 2)
+            plot.setTitle(self._plot_titles()[field])
             plot.setLabel("left", unit)
             plot.setLabel("bottom", "s")
             plot.setXRange(-WINDOW_S, 0, padding=0)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
+            for axis in plot.axes.values():      # repainting the axes was most of a frame: cache them
+                axis["item"].setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             curve = plot.plot([], [], pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=2))
+            if field == "util_pct":                 # a percentage: always the whole scale
+                plot.getViewBox().setLimits(yMin=-2, yMax=102)
+                plot.setYRange(0, 100, padding=0.02)
+                plot.getViewBox().disableAutoRange()
             self._plots[field] = (plot, curve, [])
         self.plot_box.layout().addWidget(widget)
         self._pg = pg
+
+    def _plot_titles(self) -> dict:
+        return {"util_pct": self.tr("Utilisation"), "temp_c": self.tr("Temperature"),
+                "power_w": self.tr("Power"), "clock_mhz": self.tr("Clock")}
 
     def _update_plots(self) -> None:
         if self._plots is None or not self.isVisible():
@@ -327,18 +392,21 @@ class MonitorView(QWidget):
         rows = [by_id.get(self._selected, {}) for _, by_id in self._recent]
         with self.history.lock:
             marks = [dict(m) for m in self.history.marks]
+        shown = tuple((m["name"], m["start_mono_s"]) for m in marks if m["start_mono_s"] >= now - WINDOW_S)
         for field, (plot, curve, lines) in self._plots.items():
             pairs = [(x, r.get(field)) for x, r in zip(xs, rows) if r.get(field) is not None]
             curve.setData([p[0] for p in pairs], [p[1] for p in pairs])
-            for line in lines:
-                plot.removeItem(line)
-            lines.clear()
-            for m in marks:
-                if m["start_mono_s"] >= now - WINDOW_S:
-                    line = self._pg.InfiniteLine(pos=m["start_mono_s"] - now, angle=90, label=m["name"],
-                                                 labelOpts={"position": 0.9})
-                    plot.addItem(line)
-                    lines.append(line)
+            if shown or lines:               # stage marks: made once, moved with the time axis
+                if [ln.stage_key for ln in lines] != list(shown):
+                    for line in lines:
+                        plot.removeItem(line)
+                    lines[:] = [self._pg.InfiniteLine(angle=90, label=name, labelOpts={"position": 0.9})
+                                for name, _ in shown]
+                    for line, key in zip(lines, shown):
+                        line.stage_key = key
+                        plot.addItem(line)
+                for line, (_, start) in zip(lines, shown):
+                    line.setValue(start - now)
 
     # == benchmark ties =================================================================
     def bench_started(self) -> None:
