@@ -5,7 +5,7 @@ machine with 4 CPUs, 2 NUMA nodes, RAPL, coretemp, an AMD GPU (amdgpu), an Intel
 one client busy in /proc/<pid>/fdinfo), an Intel NPU (intel_vpu) and a Rockchip NPU (devfreq);
 ``advance(seconds, ...)`` rewrites the counters as the next sample would find them, and
 ``unplug`` / ``replug`` remove and restore a device, as a hot-unplug or driver reload does.
-The file layouts follow the kernel's documentation (cited in probes/data/telemetry.json).
+The file layouts follow the kernel's documentation (cited in the telemetry entries of probes/data/families/*.json).
 
 ``monitor_nvml(gpus)`` grows the fake pynvml of tests/test_nvml.py with the calls the sampler
 makes; each GPU is a dict the test may change between samples, and ``failing`` (a dict on the

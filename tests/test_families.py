@@ -237,7 +237,9 @@ def test_loader_accessors():
     assert families.sysfs_classes()["accel"][0] == "dev/accel/{}"
     assert families.record_patterns().match("nvidia0") and families.record_patterns().match("kfd")
     assert not families.record_patterns().match("sda")
-    assert families.family_telemetry("nvidia-gpu") is None
+    assert "throttle_bits" in families.family_telemetry("nvidia-gpu")      # the monitor's entry
+    assert families.family_telemetry("amd-gpu")["fields"]["util_pct"]["path"] == "device/gpu_busy_percent"
+    assert families.family_telemetry("hailo") is None
     assert (families.vendor_kind("1002"), families.vendor_kind("19e5")) == ("gpu", "npu")
     assert families.vendor_kind("8086") is None and families.vendor_kind("1234") is None
     assert families.text("amd-gpu", "fixes", "driver")["zh"]

@@ -1,18 +1,24 @@
-"""Family telemetry described in data (``probes/data/telemetry.json``), read generically.
+"""Family telemetry described in data (the ``telemetry`` entry of each device family in
+``probes/data/families/<id>.json``), read generically.
 
 :func:`family_telemetry` is the one accessor for a family's entry; everything else here reads
-what an entry describes: where the family's devices appear (``discover``) and how each sample
-field is read from sysfs (``fields``; see the file's ``_comment`` for the kinds of read).
+what an entry describes: where the family's devices appear (``discover``: the sysfs class and
+the drivers that claim them, or a glob) and how each sample field is read (``fields``: field ->
+``{read, path, scale}``; paths are relative to the discovered node, may hold * in any
+component, and a list means the first that reads). Kinds of read: ``value`` (number x scale),
+``rate`` (per-second change of a counter x scale between consecutive samples), ``sum``
+(numbers of every match added, x scale), ``dpm`` (the clock level marked '*' in a pp_dpm_*
+table, MHz), ``devfreq_load`` (the percentage before '@' in a devfreq load file), ``bitmask``
+(NVML reason bits -> names).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import json
 import math
 import os
 
-from accelgui.data import read_bytes
+from accelgui.probes import families as _families
 from accelgui.probes.context import ProbeContext
 
 _TABLE: dict | None = None
@@ -25,16 +31,16 @@ DEVICE_FIELDS = ("util_pct", "mem_util_pct", "memory_used_bytes", "memory_total_
 def _table() -> dict:
     global _TABLE
     if _TABLE is None:
-        _TABLE = json.loads(read_bytes("accelgui.probes", "data/telemetry.json").decode("utf-8"))
+        found = {fid: _families.family_telemetry(fid) for fid in _families.load_families()}
+        _TABLE = {"families": {fid: entry for fid, entry in found.items() if entry}}
     return _TABLE
 
 
 def family_telemetry(family: str) -> dict | None:
     """The telemetry entry of ``family`` (a family id such as "amd-gpu"), or None.
 
-    The one place that says where a family's telemetry description lives: today the
-    monitor's own table; once the device-family data carries a ``telemetry`` entry per
-    family, this reads that instead."""
+    The one place that says where a family's telemetry description lives: the family's own
+    data entry (``accelgui.probes.families.family_telemetry``)."""
     return _table()["families"].get(family)
 
 
