@@ -153,6 +153,8 @@ class Report(Record):
     routes: list = factory(list)        # list[RouteAssessment]
     estimates: dict | None = None
     probes: list = factory(list)        # list[ProbeResult]
+    redacted: bool = False              # --redact: identifying values removed (accelgui.redact)
+    redacted_fields: list = factory(list)   # where values were removed ("platform.hostname")
 
     def to_dict(self) -> dict:
         return _plain(self)
@@ -185,6 +187,9 @@ class Report(Record):
                 routes=[_from(RouteAssessment, r) for r in data.get("routes") or []],
                 estimates=data.get("estimates"),
                 probes=[_from(ProbeResult, p) for p in data.get("probes") or []],
+                redacted=data.get("redacted") is True,
+                redacted_fields=[str(f) for f in data.get("redacted_fields") or []
+                                 if isinstance(f, str)],
             )
         except TypeError as exc:  # a field of the wrong shape
             raise ReportError(f"malformed report: {exc}") from exc
