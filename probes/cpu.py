@@ -820,6 +820,9 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
             level = r.read_int(f"{idx}/level")
             if level is None:
                 continue
+            if not 1 <= level <= 9:
+                r.fault(f"{idx}/level", "out-of-range")
+                continue
             ctype = r.read_line(f"{idx}/type")
             if not ctype:
                 continue

@@ -211,7 +211,10 @@ def main() -> int:
                 keep.parent.mkdir(parents=True, exist_ok=True)
                 _writable(scratch)
                 shutil.rmtree(keep, ignore_errors=True)
-                shutil.copytree(result["tree"], keep, symlinks=True)
+                try:                    # FIFOs cannot be copied: the rest is kept
+                    shutil.copytree(result["tree"], keep, symlinks=True)
+                except shutil.Error:
+                    pass
                 entry = {k: result[k] for k in ("source", "mutations", "problems")}
                 entry["kept"] = str(keep)
                 failed.append(entry)
