@@ -265,3 +265,37 @@ def test_a_few_dozen_fuzzed_trees_give_valid_reports(tmp_path):
         result = fuzz.one_round(sources[i % len(sources)], scratch, rng, 5.0, shipped)
         assert result["problems"] == [], (result["source"], result["mutations"])
         fuzz._writable(scratch)
+
+
+def test_the_timeout_holds_on_a_tree_made_of_huge_lines(tmp_path):
+    """A tree of megabyte lines everywhere, a 20 MiB pci.ids line and 40 PCI functions:
+    ``--timeout 2`` holds within twice its value, and the report is valid JSON."""
+    import subprocess
+    import sys
+
+    root = _tree(tmp_path)
+    big = "1." * (1 << 19) + "\n"
+    (root / "proc/cpuinfo").write_text("processor\t: 0\nflags\t\t: " + "ab " * (1 << 20) + "\n")
+    (root / "proc/meminfo").write_text("MemTotal: " + MB_LINE + "\n")
+    for key in ("sys_vendor", "product_name", "bios_version", "board_name"):
+        (root / f"sys/class/dmi/id/{key}").write_text("m" + "5" * (1 << 20) + "\n")
+    for i in range(40):
+        dev = root / f"sys/bus/pci/devices/0000:{i:02x}:00.0"
+        dev.mkdir(parents=True)
+        for f, v in (("vendor", "0x10de"), ("device", "0x2330"), ("class", "0x030200")):
+            (dev / f).write_text(v + "\n")
+        (dev / "current_link_speed").write_text(big)
+        (dev / "max_link_speed").write_text(big)
+    ids = root / "usr/share/misc/pci.ids"
+    ids.parent.mkdir(parents=True)
+    ids.write_bytes(b"10de  " + b"N" * (20 << 20) + b"\n")
+    start = time.monotonic()
+    run_probes(ProbeContext(root=str(root)), timeout_s=2)
+    elapsed = time.monotonic() - start
+    assert elapsed < 4, elapsed                 # within twice the timeout
+    res = subprocess.run([sys.executable, "-m", "accelgui", "--probe", "--sysroot", str(root),
+                          "--timeout", "2"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert len(res.stdout) < 4 << 20
+    assert all(len(d.get("name") or "") <= 4096 for d in report["devices"])
