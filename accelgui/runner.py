@@ -110,10 +110,9 @@ def clean(value, depth: int = 0):
 
 def warnings_of(ctx: ProbeContext, name: str) -> list[dict]:
     """The probe's faults as report warnings: {path, reason, reason_msg}."""
-    from accelgui.l10n import msg
-
     out = []
     for path, reason in ctx.faults(name):
+        from accelgui.l10n import msg       # only when there is something to say
         path = clean_text(path)
         out.append({"path": path, "reason": reason,
                     "reason_msg": msg(f"safety.reason.{reason}", path=path)})
