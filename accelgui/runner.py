@@ -11,7 +11,7 @@ spinning next to the ones still running.
 
 Inputs a probe could not use (the context's faults: unreadable, not a regular file, a link
 out of the tree, a loop, not parseable, out of range, truncated) become the probe's
-``warnings``, and its status ``partial`` (docs/report-contract.md). Every fragment is cleaned
+``warnings``, and its status ``partial`` (docs/probe-warnings.md). Every fragment is cleaned
 before it is merged (:func:`clean`): text without control characters or undecodable bytes,
 bounded strings and lists, no NaN.
 """
