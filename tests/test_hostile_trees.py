@@ -299,3 +299,15 @@ def test_the_timeout_holds_on_a_tree_made_of_huge_lines(tmp_path):
     report = json.loads(res.stdout)
     assert len(res.stdout) < 4 << 20
     assert all(len(d.get("name") or "") <= 4096 for d in report["devices"])
+
+
+def test_no_accelerator_is_not_claimed_when_the_pci_tree_could_not_be_read(tmp_path):
+    from accelgui.export import render
+
+    root = _tree(tmp_path)
+    (root / "sys/bus/pci").mkdir(parents=True)
+    (root / "sys/bus/pci/devices").symlink_to("devices")            # a loop
+    report = run_probes(ProbeContext(root=str(root)), timeout_s=10)
+    assert {p.name: p.status for p in report.probes}["pci"] == "partial"
+    text = render(report, "text")
+    assert "the pci probe could not read all of its inputs" in text
