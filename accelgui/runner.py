@@ -171,6 +171,8 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
         sections = merge(fragments)
         sections["devices"] = []        # raw fragments: not yet classified or deduplicated
         results.append(ProbeResult("finalize", "error", None, f"{type(exc).__name__}: {exc}"))
+    # names looked up while finalizing (id databases) are cleaned too
+    sections = {k: v if k.startswith("_") else clean(v) for k, v in sections.items()}
     results = _check_devices(sections.get("devices") or [], results)
     return assemble(sections, results, sysroot=ctx.root)
 

@@ -311,3 +311,17 @@ def test_no_accelerator_is_not_claimed_when_the_pci_tree_could_not_be_read(tmp_p
     assert {p.name: p.status for p in report.probes}["pci"] == "partial"
     text = render(report, "text")
     assert "the pci probe could not read all of its inputs" in text
+
+
+def test_names_from_a_hostile_id_database_are_cleaned(tmp_path):
+    root = _tree(tmp_path)
+    dev = root / "sys/bus/pci/devices/0000:01:00.0"
+    dev.mkdir(parents=True)
+    for f, v in (("vendor", "0x10de"), ("device", "0x2330"), ("class", "0x030200")):
+        (dev / f).write_text(v + "\n")
+    ids = root / "usr/share/misc/pci.ids"
+    ids.parent.mkdir(parents=True)
+    ids.write_bytes(b"10de  Evil\x1b[2J Corp\n\t2330  GPU\x07\x1b]0;x\x07 Name\n")
+    report = run_probes(ProbeContext(root=str(root)), timeout_s=10)
+    text = report.to_json(indent=None)
+    assert "\\u001b" not in text and "\\u0007" not in text
