@@ -46,6 +46,7 @@ class _Run(threading.Thread):
         self.error: str | None = None
         self.elapsed_ms: float | None = None
         self.deadline: float | None = None
+        self.timed_out = False
         # Import the probe's module here, in the caller's thread: ten threads importing at
         # once contend for the import locks and the GIL (a third of the probes' wall time).
         # Probe modules import native libraries inside the probe, never at import time.
@@ -64,8 +65,8 @@ class _Run(threading.Thread):
             if not isinstance(result, dict):
                 raise TypeError(f"probe returned {type(result).__name__}, not a fragment dict")
             self.fragment = result
-        except ProbeDeadline:
-            self.error = "stopped at its deadline"
+        except ProbeDeadline:           # the runner reports it as timed out
+            self.timed_out = True
         except BaseException as exc:  # noqa: BLE001 - a probe must never stop the report
             self.error = _describe(exc)
         finally:
@@ -144,7 +145,7 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
         limit = run.probe.timeout_s or timeout_s
         run.join(max(0.0, started + limit - time.monotonic()))
         name = run.probe.name
-        if run.is_alive():
+        if run.is_alive() or run.timed_out:
             results.append(ProbeResult(name, "timeout", round(limit * 1000, 2),
                                        f"no answer within {limit:g} s",
                                        warnings=warnings_of(ctx, name)))
