@@ -218,17 +218,9 @@ def _parse_float(text: str) -> float:
 
 
 def _too_deep(data) -> bool:
-    """Whether ``data`` nests deeper than MAX_DEPTH (iteratively: no recursion to exhaust)."""
-    stack = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-    return False
+    from accelgui.data import nested_deeper_than
+
+    return nested_deeper_than(data, MAX_DEPTH)
 
 
 def _check_version(data) -> None:

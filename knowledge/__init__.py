@@ -200,16 +200,9 @@ _MAX_FILE_BYTES = 4 << 20       # a route file is a few kilobytes
 
 
 def _too_deep(data) -> bool:
-    stack = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > _MAX_DEPTH:
-            return True
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-    return False
+    from accelgui.data import nested_deeper_than
+
+    return nested_deeper_than(data, _MAX_DEPTH)
 
 
 def _parse(name: str, text: str, untrusted: bool = False) -> tuple[object, str | None]:
