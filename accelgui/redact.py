@@ -147,9 +147,9 @@ def _collect(value, found: set[str], users: set[str]) -> None:
         for item in value:
             _collect(item, found, users)
     elif isinstance(value, str):
+        # names from home folders are scrubbed everywhere; a folder of a shared tree
+        # (/data/NAME/) is weaker evidence ("/data/nvidia/" is no user): only in paths
         users.update(m.group(2) for m in _HOME.finditer(value))
-        users.update(m.group(2) for m in _SHARED_USER.finditer(value)
-                     if m.group(2).lower() not in _NOT_USERS)
 
 
 def _apply(value, scrub: _Scrubber, where: str, marked: list[str], versions: bool = False):

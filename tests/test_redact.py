@@ -156,12 +156,14 @@ def test_the_host_name_inside_tokens_and_the_user_everywhere():
     data = {"platform": {"hostname": "alice-ws7", "kernel": "5.15.0-alice-ws7-custom"},
             "software": {"compilers": {"nvcc": "12.4 (/data/asmith/cuda/bin/nvcc)"},
                          "packages": {"onednn": "2024.1.0.596"}},
-            "note": "asmith ran it; Alice-WS7.lab is up"}
+            "note": "asmith ran it; Alice-WS7.lab is up; the nvidia driver",
+            "sysroot": "/data/nvidia/trees/x"}
     out = redact_data(data, "alice-ws7")
     assert out["platform"]["kernel"] == "5.15.0-<host>-custom"
     assert out["software"]["compilers"]["nvcc"] == "12.4 (/data/<user>/cuda/bin/nvcc)"
     assert out["software"]["packages"]["onednn"] == "2024.1.0.596"      # a version, not an IP
-    assert out["note"] == "<user> ran it; <host>.lab is up"
+    assert out["note"] == "asmith ran it; <host>.lab is up; the nvidia driver"
+    assert out["sysroot"] == "/data/<user>/trees/x"          # in a path: removed
 
 
 def test_a_plain_word_host_is_scrubbed_where_a_host_name_is_written():
