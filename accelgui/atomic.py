@@ -31,12 +31,12 @@ def resolve_target(path: str) -> str:
     path it points to, so the write creates the link's target). Raises WriteError on a loop."""
     target = os.path.abspath(path)
     for _ in range(_MAX_LINKS):
+        directory, name = os.path.split(target)
+        target = os.path.join(os.path.realpath(directory), name)    # links above it resolved
         try:
             link = os.readlink(target)
-        except OSError:          # not a link (or no such path): resolve the directories above
-            directory, name = os.path.split(target)
-            real = os.path.realpath(directory)
-            return os.path.join(real, name)
+        except OSError:          # not a link (or no such path)
+            return target
         target = os.path.normpath(os.path.join(os.path.dirname(target), link))
     raise WriteError(f"cannot write {path}: too many levels of symbolic links")
 

@@ -190,7 +190,13 @@ def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None
     from accelgui.knowledge import load_knowledge
     from accelgui.progress import load_done
 
+    if knowledge_dir:               # every export of this run reads the same routes
+        from accelgui.knowledge import use_override
+
+        use_override(knowledge_dir)
     kb = load_knowledge(knowledge_dir)
+    for error in kb.errors:         # a broken --knowledge dir is said, on stderr
+        sys.stderr.write(f"accelgui: knowledge: {error}\n")
     return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang, goal=goal),
                           estimates=advisor.estimates(report, lang=lang, context=context))
 

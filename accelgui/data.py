@@ -30,3 +30,19 @@ def list_names(package: str, relpath: str) -> list[str]:
         from importlib.resources import files
 
         return sorted(entry.name for entry in files(package).joinpath(relpath).iterdir())
+
+
+def nested_deeper_than(data, limit: int) -> bool:
+    """Whether a parsed JSON value nests deeper than ``limit`` levels (walked with a stack,
+    not recursion: a hostile file must not exhaust the interpreter's stack). Used where JSON
+    from elsewhere is read: reports (accelgui.report) and knowledge override files."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return False

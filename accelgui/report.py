@@ -167,6 +167,8 @@ class Report(Record):
     routes: list = factory(list)        # list[RouteAssessment]
     estimates: dict | None = None
     probes: list = factory(list)        # list[ProbeResult]
+    redacted: bool = False              # --redact: identifying values removed (accelgui.redact)
+    redacted_fields: list = factory(list)   # where values were removed ("platform.hostname")
 
     def to_dict(self) -> dict:
         return _plain(self)
@@ -176,14 +178,8 @@ class Report(Record):
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
-        if not isinstance(data, dict):
-            raise ReportError("a report is a JSON object")
+        _check_version(data)
         version = str(data.get("schema_version", ""))
-        major = version.split(".", 1)[0]
-        if major != SCHEMA_VERSION.split(".", 1)[0]:
-            raise ReportError(
-                f"report schema version {version or 'missing'} is not supported "
-                f"(this accelgui reads {SCHEMA_VERSION.split('.')[0]}.x)")
         from accelgui.benchmarks import BenchmarkError, check
 
         try:  # the benchmark contract (report.schema.json $defs/bench), older shapes upgraded
@@ -205,21 +201,131 @@ class Report(Record):
                 routes=[_from(RouteAssessment, r) for r in data.get("routes") or []],
                 estimates=data.get("estimates"),
                 probes=[_from(ProbeResult, p) for p in data.get("probes") or []],
+                redacted=data.get("redacted") is True,
+                redacted_fields=[str(f) for f in data.get("redacted_fields") or []
+                                 if isinstance(f, str)],
             )
-        except TypeError as exc:  # a field of the wrong shape
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of the wrong shape
             raise ReportError(f"malformed report: {exc}") from exc
 
 
-def load_report(path: str) -> Report:
-    """Read a report JSON file, with a clear error for anything that is not one."""
+MAX_REPORT_BYTES = 64 << 20      # a report is a few hundred kilobytes; more is not a report
+MAX_DEPTH = 64                   # the contract nests a dozen levels; deeper is hostile
+MAX_DIGITS = 40                  # digits of one number
+
+
+class _RejectedError(ValueError):
+    pass
+
+
+def _reject_constant(name: str):
+    raise _RejectedError(f"{name} is not a number JSON allows")
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _RejectedError(f"a number of {len(text.lstrip('-'))} digits")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_DIGITS * 2:
+        raise _RejectedError(f"a number of {len(text)} characters")
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _RejectedError(f"{text} is out of range")
+    return value
+
+
+def _too_deep(data) -> bool:
+    from accelgui.data import nested_deeper_than
+
+    return nested_deeper_than(data, MAX_DEPTH)
+
+
+def _check_version(data) -> None:
+    if not isinstance(data, dict):
+        raise ReportError("a report is a JSON object")
+    version = str(data.get("schema_version", ""))
+    if version.split(".", 1)[0] != SCHEMA_VERSION.split(".", 1)[0]:
+        raise ReportError(
+            f"report schema version {version[:20] or 'missing'} is not supported "
+            f"(this accelgui reads {SCHEMA_VERSION.split('.')[0]}.x)")
+
+
+def _with_defaults(data: dict) -> dict:
+    """``data`` with the fields an older 1.x report may lack filled in as from_dict fills
+    them (so the schema judges the fields that are there, not the ones added since)."""
+    out = dict(data)
+    defaults = Report(created="2000-01-01T00:00:00+00:00").to_dict()
+    records = {"devices": _plain(Device()), "routes": _plain(RouteAssessment()),
+               "probes": _plain(ProbeResult())}
+    for key, default in defaults.items():
+        value = out.get(key)
+        if key not in out or (value is None and default is not None and key not in ("benchmarks", "estimates")):
+            out[key] = default
+        elif isinstance(default, dict) and isinstance(value, dict):
+            out[key] = {**default, **value}
+        elif key in records and isinstance(value, list):
+            out[key] = [{**records[key], **item} if isinstance(item, dict) else item for item in value]
+    return out
+
+
+def _field(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def check_report(data) -> None:
+    """Raise ReportError naming the field when ``data`` is not a report of the shipped
+    schema (jsonschema; without it, the structural checks of Report.from_dict remain)."""
+    if not isinstance(data, dict):
+        raise ReportError("a report is a JSON object")
+    if _too_deep(data):
+        raise ReportError(f"nested more than {MAX_DEPTH} levels deep")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        import jsonschema
+    except ImportError:  # pragma: no cover - a dependency; from_dict still checks the shapes
+        return
+    validator = jsonschema.Draft202012Validator(schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise ReportError(f"field {_field(error.absolute_path)}: {message}")
+
+
+def load_report(path: str) -> Report:
+    """Read a report JSON file, with a clear error for anything that is not one: the
+    message names the file and, for a report of the wrong shape, the field."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_REPORT_BYTES + 1)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: not a JSON report: {exc}") from exc
+    if len(raw) > MAX_REPORT_BYTES:
+        raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB: not a report")
     try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"{path}: not a JSON report: not UTF-8 text (byte {exc.start})") from exc
+    try:
+        data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int,
+                          parse_float=_parse_float)
+    except _RejectedError as exc:
+        raise ReportError(f"{path}: not a JSON report: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path}: not a JSON report: {exc}") from exc
+    except (RecursionError, ValueError) as exc:
+        raise ReportError(f"{path}: not a JSON report: nested too deeply or malformed") from exc
+    try:
+        if not isinstance(data, dict):
+            raise ReportError("a report is a JSON object")
+        if _too_deep(data):
+            raise ReportError(f"nested more than {MAX_DEPTH} levels deep")
+        _check_version(data)
+        check_report(_with_defaults(data))    # every field against the shipped schema
         return Report.from_dict(data)
     except ReportError as exc:
         raise ReportError(f"{path}: {exc}") from exc

@@ -9,6 +9,7 @@ catalogue is printed either way, using the shipped routes in place of broken one
 from __future__ import annotations
 
 import json
+import sys
 from typing import TextIO
 
 LABELS = {
@@ -80,9 +81,19 @@ def print_routes(lang: str, fmt: str, override_dir: str | None, out: TextIO) -> 
     if fmt == "json":
         json.dump(doc, out, ensure_ascii=False, indent=2)
         out.write("\n")
-    else:
-        out.write(render_text(doc))
+    else:   # text for a terminal: no escape sequence from a route file reaches it
+        out.write(_inert(render_text(dict(doc, errors=[]))))
+        for error in doc["errors"]:
+            sys.stderr.write(f"accelgui: knowledge: {_inert(error)}\n")
     return 1 if doc["errors"] else 0
+
+
+_CONTROLS = {c: None for c in (*range(0x20), *range(0x7f, 0xa0)) if c != 0x0a}
+
+
+def _inert(text: str) -> str:
+    """Text without control characters (ESC, BEL, C1...), newlines kept."""
+    return text.translate(_CONTROLS)
 
 
 def render_text(doc: dict) -> str:

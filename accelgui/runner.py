@@ -11,7 +11,7 @@ spinning next to the ones still running.
 
 Inputs a probe could not use (the context's faults: unreadable, not a regular file, a link
 out of the tree, a loop, not parseable, out of range, truncated) become the probe's
-``warnings``, and its status ``partial`` (docs/report-contract.md). Every fragment is cleaned
+``warnings``, and its status ``partial`` (docs/probe-warnings.md). Every fragment is cleaned
 before it is merged (:func:`clean`): text without control characters or undecodable bytes,
 bounded strings and lists, no NaN.
 """
@@ -46,6 +46,7 @@ class _Run(threading.Thread):
         self.error: str | None = None
         self.elapsed_ms: float | None = None
         self.deadline: float | None = None
+        self.timed_out = False
         # Import the probe's module here, in the caller's thread: ten threads importing at
         # once contend for the import locks and the GIL (a third of the probes' wall time).
         # Probe modules import native libraries inside the probe, never at import time.
@@ -64,8 +65,8 @@ class _Run(threading.Thread):
             if not isinstance(result, dict):
                 raise TypeError(f"probe returned {type(result).__name__}, not a fragment dict")
             self.fragment = result
-        except ProbeDeadline:
-            self.error = "stopped at its deadline"
+        except ProbeDeadline:           # the runner reports it as timed out
+            self.timed_out = True
         except BaseException as exc:  # noqa: BLE001 - a probe must never stop the report
             self.error = _describe(exc)
         finally:
@@ -110,10 +111,9 @@ def clean(value, depth: int = 0):
 
 def warnings_of(ctx: ProbeContext, name: str) -> list[dict]:
     """The probe's faults as report warnings: {path, reason, reason_msg}."""
-    from accelgui.l10n import msg
-
     out = []
     for path, reason in ctx.faults(name):
+        from accelgui.l10n import msg       # only when there is something to say
         path = clean_text(path)
         out.append({"path": path, "reason": reason,
                     "reason_msg": msg(f"safety.reason.{reason}", path=path)})
@@ -145,7 +145,7 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
         limit = run.probe.timeout_s or timeout_s
         run.join(max(0.0, started + limit - time.monotonic()))
         name = run.probe.name
-        if run.is_alive():
+        if run.is_alive() or run.timed_out:
             results.append(ProbeResult(name, "timeout", round(limit * 1000, 2),
                                        f"no answer within {limit:g} s",
                                        warnings=warnings_of(ctx, name)))
@@ -172,6 +172,8 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
         sections = merge(fragments)
         sections["devices"] = []        # raw fragments: not yet classified or deduplicated
         results.append(ProbeResult("finalize", "error", None, f"{type(exc).__name__}: {exc}"))
+    # names looked up while finalizing (id databases) are cleaned too
+    sections = {k: v if k.startswith("_") else clean(v) for k, v in sections.items()}
     results = _check_devices(sections.get("devices") or [], results)
     return assemble(sections, results, sysroot=ctx.root)
 

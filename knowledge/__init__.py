@@ -109,10 +109,20 @@ def tr(obj, lang: str = "en") -> str:
 
 # --------------------------------------------------------------------------- loading
 
+_process_override: list = [None]     # set by use_override(): the run's --knowledge DIR
+
+
+def use_override(override_dir: str | os.PathLike | None) -> None:
+    """Make ``override_dir`` the knowledge every later ``load_knowledge()`` call of this
+    process reads (the CLI's ``--knowledge DIR``), so every export sees the same routes."""
+    _process_override[0] = os.fspath(override_dir) if override_dir else None
+
+
 def load_knowledge(override_dir: str | os.PathLike | None = None) -> KnowledgeBase:
-    """Shipped routes plus those of ``override_dir`` (or ``$ACCELGUI_KNOWLEDGE_DIR``). Cached."""
+    """Shipped routes plus those of ``override_dir`` (or the process's :func:`use_override`
+    directory, or ``$ACCELGUI_KNOWLEDGE_DIR``). Cached."""
     if override_dir is None:
-        override_dir = os.environ.get(ENV_VAR) or None
+        override_dir = _process_override[0] or os.environ.get(ENV_VAR) or None
     key = os.path.abspath(os.fspath(override_dir)) if override_dir else None
     return _load_cached(key)
 
@@ -189,11 +199,51 @@ def _shape_problem(data, name: str) -> str | None:
     return None
 
 
-def _parse(name: str, text: str) -> tuple[object, str | None]:
+_MAX_DEPTH = 64                 # a route nests a handful of levels; deeper is not a route
+_MAX_FILE_BYTES = 4 << 20       # a route file is a few kilobytes
+
+
+def _too_deep(data) -> bool:
+    from accelgui.data import nested_deeper_than
+
+    return nested_deeper_than(data, _MAX_DEPTH)
+
+
+def _parse(name: str, text: str, untrusted: bool = False) -> tuple[object, str | None]:
+    """JSON of a knowledge file; an ``untrusted`` one (an override file) is also refused
+    when it nests deeper than _MAX_DEPTH (the shipped files are checked by the tests)."""
     try:
-        return json.loads(text), None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"{name}: line {exc.lineno} column {exc.colno}: invalid JSON: {exc.msg}"
+    except (RecursionError, ValueError):
+        return None, f"{name}: invalid JSON: nested too deeply or malformed"
+    if untrusted and _too_deep(data):
+        return None, f"{name}: nested more than {_MAX_DEPTH} levels deep"
+    return data, None
+
+
+def _read_override(path: str) -> str:
+    """A route file's text: a regular file only (a FIFO named *.json must not hang the
+    loader), at most _MAX_FILE_BYTES, UTF-8. Raises OSError/UnicodeDecodeError/ValueError."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > _MAX_FILE_BYTES:
+            raise ValueError(f"larger than {_MAX_FILE_BYTES >> 20} MiB")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8")
 
 
 def _apply_overrides(directory: str, routes: dict, origins: dict, errors: list) -> None:
@@ -210,12 +260,11 @@ def _apply_overrides(directory: str, routes: dict, origins: dict, errors: list) 
     for name in names:
         path = os.path.join(directory, name)
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            errors.append(f"{name}: cannot read: {exc}")
+            text = _read_override(path)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            errors.append(f"{name}: cannot read: {getattr(exc, 'strerror', None) or exc}")
             continue
-        data, err = _parse(name, text)
+        data, err = _parse(name, text, untrusted=True)
         if err:
             errors.append(err + (_kept(routes, name)))
             continue

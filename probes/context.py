@@ -7,7 +7,7 @@ unreadable or undecodable file reads as ``None`` (or an empty listing), because 
 machines sysfs files vanish, refuse to be read or hold garbage, and one bad file must not
 cost the whole report.
 
-Reading is confined and bounded (docs/report-contract.md, "probes[].warnings"):
+Reading is confined and bounded (docs/probe-warnings.md):
 
 * in a recorded tree every path is resolved component by component without letting the OS
   follow links: a link is read and followed here, an absolute target is taken relative to

@@ -2,24 +2,27 @@
 
 Everything is read through the probe context from ``proc/cpuinfo`` and
 ``sys/devices/system/cpu/`` under the root, so the same code describes the running machine
-and a recorded tree. The counting rules follow util-linux lscpu (2.38) on purpose, because
-its output is what people compare against:
+and a recorded tree. The counting rules follow util-linux lscpu (2.38), because its output
+is what people compare against, except where lscpu miscounts real machines (then the kernel's
+and hwloc's view is taken, see ``_topology``):
 
 * ``logical_cpus`` is the number of *present* CPUs (``cpu/present``), ``online_cpus`` the
   number of online ones.
 * ``threads_per_core`` is the largest ``thread_siblings`` mask (or ``max thread id`` + 1 on
-  s390); cores and sockets are the numbers of distinct ``thread_siblings`` and
-  ``core_siblings`` masks over all CPUs that have a topology directory (offline CPUs have
-  none); ``cores_per_socket`` is cores // sockets. Where the topology has books (s390),
-  ``sockets`` is what lscpu prints there, sockets per book; a z/VM guest's
-  ``CPU Topology SW`` line in ``proc/sysinfo`` overrides both, as in lscpu.
+  s390); cores are the distinct ``thread_siblings`` masks over all CPUs that have a topology
+  directory (offline CPUs have none), of *every* core type; sockets are voted by every
+  source (``physical_package_id``, ``core_siblings`` masks and lists, cpuinfo ``physical
+  id``, NUMA node cpulists), a dissenting source reported as a warning; ``cores_per_socket``
+  is cores // sockets. Where the topology has books (s390), ``sockets`` is what lscpu
+  prints there, sockets per book; a z/VM guest's ``CPU Topology SW`` line in
+  ``proc/sysinfo`` overrides both, as in lscpu.
 * a cache instance is identified by level + type + ``id`` (or, without an ``id`` file, by its
-  ``shared_cpu_map``); totals add the size of every instance. SPARC's ``l1_icache_size``
-  files count one private instance per CPU; s390's shared caches come from cpuinfo
-  ``cacheN`` lines (one size, no instance count).
-* the CPU *type* (vendor, model name, flags) is the first one cpuinfo describes, and the
-  topology figures are those of that type (lscpu prints one block per type: on a
-  big.LITTLE SoC the first block describes the little cores); ARM
+  ``shared_cpu_map``; a map of all zeros means the core's own cache); totals add the size of
+  every instance. SPARC's ``l1_icache_size`` files count one private instance per CPU;
+  s390's shared caches come from cpuinfo ``cacheN`` lines (one size, no instance count).
+* the CPU *type* (vendor, model name, flags) is the first one cpuinfo describes; CPUs of
+  several types are listed in ``core_types`` (lscpu's per-type view: on a big.LITTLE SoC
+  lscpu's first block describes the little cores only); ARM
   ``CPU implementer``/``CPU part`` numbers become names through ``data/cpu_parts.json``.
   Keys lscpu 2.38 does not know yet are read the way later lscpu reads them: loongarch
   ``Model Name``, riscv ``mvendorid`` (vendor id) and ``uarch`` (model name).
@@ -819,6 +822,9 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
             cid = r.read_int(f"{idx}/id")
             level = r.read_int(f"{idx}/level")
             if level is None:
+                continue
+            if not 1 <= level <= 9:
+                r.fault(f"{idx}/level", "out-of-range")
                 continue
             ctype = r.read_line(f"{idx}/type")
             if not ctype:

@@ -14,6 +14,7 @@ import json
 import mmap
 import os
 import re
+import stat
 import threading
 from functools import lru_cache
 
@@ -35,11 +36,16 @@ def _ids_data(ctx, paths: tuple[str, ...]):
             return _files[key]
     data = None
     for rel in paths:
+        path = ctx.path(rel)        # confined to the tree: a link out of it is refused
+        if path is None:
+            continue
         try:    # non-blocking, as ProbeContext.read_bytes: a FIFO must not hang the probe
-            fd = os.open(ctx.p(rel), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except (OSError, ValueError):
             continue
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
             data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
             break
         except (OSError, ValueError):   # empty file, FIFO, directory
@@ -51,10 +57,14 @@ def _ids_data(ctx, paths: tuple[str, ...]):
     return data
 
 
+_MAX_NAME = 256     # bytes of one name: a huge line in a hostile id file is cut here
+_MAX_BLOCK = 1 << 20
+
+
 def _line(data, start: int) -> str | None:
-    end = data.find(b"\n", start)
-    end = end if end >= 0 else len(data)
-    return clean_name(bytes(data[start: min(end, start + 400)]).decode("utf-8", "replace"))
+    end = data.find(b"\n", start, start + _MAX_NAME)
+    text = bytes(data[start: end if end >= 0 else min(len(data), start + _MAX_NAME)])
+    return clean_name(text.decode("utf-8", "replace"))
 
 
 def _lookup(data, vendor: str, device: str | None) -> tuple[str | None, str | None]:
@@ -69,8 +79,11 @@ def _lookup(data, vendor: str, device: str | None) -> tuple[str | None, str | No
     vendor_name = _line(data, start + len(tag))
     if device is None:
         return vendor_name, None
-    nxt = _NEXT_VENDOR.search(data, start + 1)
-    end = nxt.start() if nxt else len(data)
+    # a vendor's block is at most a few hundred kilobytes (Intel's, the largest, ~300 KB):
+    # the scan stops at 1 MiB, so a hostile id file cannot make each lookup read it all
+    window = min(len(data), start + _MAX_BLOCK)
+    nxt = _NEXT_VENDOR.search(data, start + 1, window)
+    end = nxt.start() if nxt else window
     dtag = b"\n\t" + device.lower().encode("ascii", "replace") + b"  "
     dpos = data.find(dtag, start, end)
     if dpos < 0:

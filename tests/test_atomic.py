@@ -133,3 +133,16 @@ def test_a_directory_is_a_clear_error(tmp_path):
     link.symlink_to(tmp_path)
     with pytest.raises(WriteError, match="is a directory"):
         write_atomic(str(link), "x")
+
+
+def test_a_relative_link_inside_a_linked_folder_resolves_as_the_kernel_does(tmp_path):
+    real_dir = tmp_path / "b" / "c"
+    real_dir.mkdir(parents=True)
+    (tmp_path / "b" / "y").write_text("old")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "linked").symlink_to(real_dir)
+    (real_dir / "x").symlink_to("../y")                 # relative to b/c, not to a/linked
+    write_atomic(str(tmp_path / "a" / "linked" / "x"), "new")
+    assert (tmp_path / "b" / "y").read_text() == "new"
+    assert not (tmp_path / "a" / "y").exists()
+    assert (real_dir / "x").is_symlink()

@@ -123,8 +123,45 @@ def test_every_compare_format(tmp_path, fmt):
         assert "- NVIDIA H100 80GB HBM3 @ 0000:db:00.0" in out
 
 
+def test_a_report_that_breaks_the_schema_is_refused_naming_the_field():
+    with pytest.raises(ReportError) as err:
+        compare_files(str(RICH), str(REPORTS / "hostile.json"))
+    assert "hostile.json" in str(err.value) and "routes[" in str(err.value)
+
+
+def _schema_valid_hostile(tmp_path) -> str:
+    """hostile.json with its ids and enums made valid: hostile text where the schema allows
+    any text."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from accelgui.report import schema
+
+    data = json.loads((REPORTS / "hostile.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema())
+    for n in range(200):
+        errors = list(validator.iter_errors(data))
+        if not errors:
+            break
+        for err in errors:
+            err = min([err, *(err.context or [])], key=lambda e: -len(e.absolute_path))
+            *parents, last = err.absolute_path
+            target = data
+            for part in parents:
+                target = target[part]
+            if err.validator == "enum":
+                target[last] = err.validator_value[0]
+            elif last in ("pci_id", "usb_id"):
+                target[last] = "0000:0000"
+            else:
+                target[last] = f"hostile-{n}"
+            break
+    path = tmp_path / "hostile-valid.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
 def test_hostile_strings_in_compare_stay_inert(tmp_path):
-    out = compare_files(str(RICH), str(REPORTS / "hostile.json"), "html")
+    hostile = _schema_valid_hostile(tmp_path)
+    out = compare_files(str(RICH), hostile, "html")
 
     class Tags(HTMLParser):
         tags: list = []
@@ -136,9 +173,9 @@ def test_hostile_strings_in_compare_stay_inert(tmp_path):
     parser.feed(out)
     assert "script" not in parser.tags and "img" not in parser.tags
     assert "&lt;script&gt;" in out
-    md = compare_files(str(RICH), str(REPORTS / "hostile.json"), "markdown")
+    md = compare_files(str(RICH), hostile, "markdown")
     assert "<script>" not in md and "\\<script\\>" in md
-    text = compare_files(str(RICH), str(REPORTS / "hostile.json"), "text")
+    text = compare_files(str(RICH), hostile, "text")
     assert "\x1b" not in text and "\x07" not in text
 
 

@@ -265,3 +265,63 @@ def test_a_few_dozen_fuzzed_trees_give_valid_reports(tmp_path):
         result = fuzz.one_round(sources[i % len(sources)], scratch, rng, 5.0, shipped)
         assert result["problems"] == [], (result["source"], result["mutations"])
         fuzz._writable(scratch)
+
+
+def test_the_timeout_holds_on_a_tree_made_of_huge_lines(tmp_path):
+    """A tree of megabyte lines everywhere, a 20 MiB pci.ids line and 40 PCI functions:
+    ``--timeout 2`` holds within twice its value, and the report is valid JSON."""
+    import subprocess
+    import sys
+
+    root = _tree(tmp_path)
+    big = "1." * (1 << 19) + "\n"
+    (root / "proc/cpuinfo").write_text("processor\t: 0\nflags\t\t: " + "ab " * (1 << 20) + "\n")
+    (root / "proc/meminfo").write_text("MemTotal: " + MB_LINE + "\n")
+    for key in ("sys_vendor", "product_name", "bios_version", "board_name"):
+        (root / f"sys/class/dmi/id/{key}").write_text("m" + "5" * (1 << 20) + "\n")
+    for i in range(40):
+        dev = root / f"sys/bus/pci/devices/0000:{i:02x}:00.0"
+        dev.mkdir(parents=True)
+        for f, v in (("vendor", "0x10de"), ("device", "0x2330"), ("class", "0x030200")):
+            (dev / f).write_text(v + "\n")
+        (dev / "current_link_speed").write_text(big)
+        (dev / "max_link_speed").write_text(big)
+    ids = root / "usr/share/misc/pci.ids"
+    ids.parent.mkdir(parents=True)
+    ids.write_bytes(b"10de  " + b"N" * (20 << 20) + b"\n")
+    start = time.monotonic()
+    run_probes(ProbeContext(root=str(root)), timeout_s=2)
+    elapsed = time.monotonic() - start
+    assert elapsed < 4, elapsed                 # within twice the timeout
+    res = subprocess.run([sys.executable, "-m", "accelgui", "--probe", "--sysroot", str(root),
+                          "--timeout", "2"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert len(res.stdout) < 4 << 20
+    assert all(len(d.get("name") or "") <= 4096 for d in report["devices"])
+
+
+def test_no_accelerator_is_not_claimed_when_the_pci_tree_could_not_be_read(tmp_path):
+    from accelgui.export import render
+
+    root = _tree(tmp_path)
+    (root / "sys/bus/pci").mkdir(parents=True)
+    (root / "sys/bus/pci/devices").symlink_to("devices")            # a loop
+    report = run_probes(ProbeContext(root=str(root)), timeout_s=10)
+    assert {p.name: p.status for p in report.probes}["pci"] == "partial"
+    text = render(report, "text")
+    assert "the pci probe could not read all of its inputs" in text
+
+
+def test_names_from_a_hostile_id_database_are_cleaned(tmp_path):
+    root = _tree(tmp_path)
+    dev = root / "sys/bus/pci/devices/0000:01:00.0"
+    dev.mkdir(parents=True)
+    for f, v in (("vendor", "0x10de"), ("device", "0x2330"), ("class", "0x030200")):
+        (dev / f).write_text(v + "\n")
+    ids = root / "usr/share/misc/pci.ids"
+    ids.parent.mkdir(parents=True)
+    ids.write_bytes(b"10de  Evil\x1b[2J Corp\n\t2330  GPU\x07\x1b]0;x\x07 Name\n")
+    report = run_probes(ProbeContext(root=str(root)), timeout_s=10)
+    text = report.to_json(indent=None)
+    assert "\\u001b" not in text and "\\u0007" not in text

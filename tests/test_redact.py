@@ -117,3 +117,64 @@ def test_generic_host_names_are_not_scrubbed_from_other_text():
     out = redact_data({"platform": {"hostname": "ubuntu"}, "os": "Ubuntu 22.04 ubuntu"}, "ubuntu")
     assert out["platform"]["hostname"] is None and out["os"] == "Ubuntu 22.04 ubuntu"
 
+
+
+@pytest.mark.parametrize("host", ["gpu", "ready", "nvidia", "intel", "partial", "pci"])
+def test_a_host_named_like_an_enum_corrupts_nothing(host):
+    original = load("rich")
+    data = original.to_dict()
+    data["platform"]["hostname"] = host
+    from accelgui.report import Report
+
+    r = redact(Report.from_dict(data))
+    assert r.platform.hostname is None and r.redacted
+    assert [d.kind for d in r.devices] == [d.kind for d in original.devices]
+    assert [d.vendor for d in r.devices] == [d.vendor for d in original.devices]
+    assert [d.readiness for d in r.devices] == [d.readiness for d in original.devices]
+    assert [(x.id, x.status, x.next_steps) for x in r.routes] == \
+        [(x.id, x.status, x.next_steps) for x in original.routes]
+    assert [p.status for p in r.probes] == [p.status for p in original.probes]
+    assert [d.name for d in r.devices] == [d.name for d in original.devices]
+    validate(json.loads(r.to_json()))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("addr 192.168.1.20/24 gw 10.0.0.1", "addr <ip> gw <ip>"),
+    ("ssh alice@172.16.5.4:22", "ssh alice@<ip>:22"),
+    ("v6 fe80::1c2b:3ff:fe4d:5e6f%eth0 and 2001:db8:85a3:0:0:8a2e:370:7334", "v6 <ip> and <ip>"),
+    ("mac 001b21aabbcd, cisco 001b.21aa.bbce", "mac <mac>, cisco <mac>"),
+    ("aa:bb:cc:dd:ee:ff AA-BB-CC-DD-EE-FF", "<mac> <mac>"),
+    ("/data/asmith/models/llama and /scratch/jdoe/run", "/data/<user>/models/llama and /scratch/<user>/run"),
+    ("at 10:00:00 on 0000:18:00.0 10de:2330 std::vector", "at 10:00:00 on 0000:18:00.0 10de:2330 std::vector"),
+    ("137438953472 bytes, version 2.5.1", "137438953472 bytes, version 2.5.1"),
+])
+def test_more_value_patterns(text, expected):
+    assert redact_data({"note": text})["note"] == expected
+
+
+def test_the_host_name_inside_tokens_and_the_user_everywhere():
+    data = {"platform": {"hostname": "alice-ws7", "kernel": "5.15.0-alice-ws7-custom"},
+            "software": {"compilers": {"nvcc": "12.4 (/data/asmith/cuda/bin/nvcc)"},
+                         "packages": {"onednn": "2024.1.0.596"}},
+            "note": "asmith ran it; Alice-WS7.lab is up; the nvidia driver",
+            "sysroot": "/data/nvidia/trees/x"}
+    out = redact_data(data, "alice-ws7")
+    assert out["platform"]["kernel"] == "5.15.0-<host>-custom"
+    assert out["software"]["compilers"]["nvcc"] == "12.4 (/data/<user>/cuda/bin/nvcc)"
+    assert out["software"]["packages"]["onednn"] == "2024.1.0.596"      # a version, not an IP
+    assert out["note"] == "asmith ran it; <host>.lab is up; the nvidia driver"
+    assert out["sysroot"] == "/data/<user>/trees/x"          # in a path: removed
+
+
+def test_a_plain_word_host_is_scrubbed_where_a_host_name_is_written():
+    out = redact_data({"platform": {"hostname": "gpu"},
+                       "notes": ["needs a gpu driver", "gpu.lan is up", "5.15.0-gpu-custom"]}, "gpu")
+    assert out["notes"] == ["needs a gpu driver", "<host>.lan is up", "5.15.0-<host>-custom"]
+
+
+def test_a_redacted_report_says_so_and_where():
+    r = redact(load("rich"))
+    assert r.redacted is True
+    assert "platform.hostname" in r.redacted_fields
+    assert any(f.startswith("platform.dmi.") for f in r.redacted_fields)
+    assert load("rich").redacted is False

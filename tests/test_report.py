@@ -1,6 +1,7 @@
 """The Report model: round trip, schema, and refusing what is not a report."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,66 @@ def test_broken_report_files_get_a_clear_error(tmp_path, content, message):
 def test_missing_report_file(tmp_path):
     with pytest.raises(ReportError, match="cannot read"):
         load_report(str(tmp_path / "nope.json"))
+
+
+def _valid() -> dict:
+    return json.loads((Path(__file__).parent / "fixtures" / "reports" / "rich.json").read_text())
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: d.update(devices={"a": 1}), "devices"),
+    (lambda d: d.update(devices=[1, 2]), "devices"),
+    (lambda d: d["devices"][0].update(kind=["gpu"]), "devices[0].kind"),
+    (lambda d: d["cpu"].update(logical_cpus="many"), "cpu.logical_cpus"),
+    (lambda d: d.update(routes=[{"id": "gpu", "status": "maybe"}]), "routes[0]"),
+    (lambda d: d.update(probes="all ok"), "probes"),
+    (lambda d: d["memory"].update(total_bytes=-5), "memory.total_bytes"),
+    (lambda d: d.update(platform=[]), "platform"),
+    (lambda d: d["probes"].append({"name": "x", "status": "ok", "warnings": [{"path": 1}]}), "probes["),
+])
+def test_a_report_of_the_wrong_shape_names_the_file_and_the_field(tmp_path, change, field):
+    data = _valid()
+    change(data)
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ReportError) as err:
+        load_report(str(path))
+    assert str(path) in str(err.value) and field in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"a": ' * 900 + "1" + "}" * 900, "nested"),
+    ('{"a": ' * 100000 + "1" + "}" * 100000, "nested"),
+    ('{"schema_version": "1.0", "x": NaN}', "NaN"),
+    ('{"schema_version": "1.0", "x": Infinity}', "Infinity"),
+    ('{"schema_version": "1.0", "x": ' + "9" * 5000 + "}", "5000 digits"),
+    ('{"schema_version": "1.0", "x": 1e400}', "out of range"),
+])
+def test_hostile_json_gets_an_error_naming_the_file(tmp_path, text, message):
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    with pytest.raises(ReportError) as err:
+        load_report(str(path))
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_non_utf8_report_is_a_clear_error(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"x": "\xff"}')
+    with pytest.raises(ReportError, match="UTF-8"):
+        load_report(str(path))
+
+
+def test_compare_of_wrong_shapes_gives_no_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    data = _valid()
+    data["devices"] = "none"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    good = Path(__file__).parent / "fixtures" / "reports" / "rich.json"
+    res = subprocess.run([sys.executable, "-m", "accelgui", "--compare", str(good), str(bad)],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0
+    assert "Traceback" not in res.stderr and str(bad) in res.stderr and "devices" in res.stderr

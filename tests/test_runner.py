@@ -107,3 +107,18 @@ def test_a_probe_whose_module_fails_to_import_is_an_error(monkeypatch):
     assert status["missing"].status == "error"
     assert "ModuleNotFoundError" in status["missing"].error
     assert status["good"].status == "ok" and report.cpu.model_name == "Test CPU"
+
+
+def _reads_forever(ctx):
+    while True:
+        ctx.read_text("proc/version")
+
+
+def test_a_probe_spinning_over_reads_is_stopped_at_its_deadline(monkeypatch):
+    probes = [_probe("spin", _reads_forever, monkeypatch, timeout_s=0.3)]
+    report = run_probes(ProbeContext(), timeout_s=10.0, probes=probes)
+    assert report.probes[0].status == "timeout"
+    spinning = [t for t in threading.enumerate() if t.name == "probe-spin"]
+    for t in spinning:
+        t.join(2)
+    assert not any(t.is_alive() for t in spinning), "the abandoned probe kept running"

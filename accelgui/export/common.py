@@ -484,19 +484,16 @@ def route_title(route, lang: str = "en") -> str:
     return clean(t) if t else clean(route.id)
 
 
-_KB_CACHE: dict = {}
-
-
 def step_title(step_id: str, lang: str = "en") -> str | None:
-    """The knowledge base's title of a step, when the knowledge base can be loaded."""
-    if "steps" not in _KB_CACHE:
-        try:
-            from accelgui.knowledge import load_knowledge
+    """The knowledge base's title of a step, when the knowledge base can be loaded: the
+    run's knowledge (``--knowledge DIR`` included), cached by accelgui.knowledge itself."""
+    try:
+        from accelgui.knowledge import load_knowledge
 
-            _KB_CACHE["steps"] = dict(load_knowledge().steps)
-        except Exception:  # noqa: BLE001 - the knowledge base is optional for exports
-            _KB_CACHE["steps"] = {}
-    step = _KB_CACHE["steps"].get(step_id)
+        steps = load_knowledge().steps
+    except Exception:  # noqa: BLE001 - the knowledge base is optional for exports
+        steps = {}
+    step = steps.get(step_id)
     if isinstance(step, dict) and step.get("title"):
         return clean(tr(step.get("title"), lang)) or None
     return None

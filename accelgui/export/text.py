@@ -166,4 +166,10 @@ def render(report, lang: str = "en") -> str:
                     from accelgui.l10n import field_text
 
                     out.append(f"  {C.clean(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
+        unsure = [pr.name for pr in report.probes if pr.name in ("pci", "usb", "accel", "soc")
+                  and pr.status in ("partial", "error", "timeout")]
+        if unsure and not report.devices:       # "no accelerator" cannot be claimed then
+            from accelgui.l10n import tr
+
+            out.append("  " + tr("safety.devices.unsure", lang, probes=", ".join(unsure)))
     return "\n".join(out) + "\n"

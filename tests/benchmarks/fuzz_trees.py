@@ -135,6 +135,8 @@ def _writable(root: Path) -> None:
 
 
 def one_round(source: Path, scratch: Path, rng: random.Random, timeout_s: float, schema) -> dict:
+    """One mutated tree through every probe; ``schema`` is the shipped schema (a dict) or a
+    jsonschema validator made from it once."""
     import jsonschema
 
     from accelgui.probes import ids
@@ -154,7 +156,8 @@ def one_round(source: Path, scratch: Path, rng: random.Random, timeout_s: float,
         text = report.to_json()
         text.encode("utf-8")
         data = json.loads(text)
-        errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)
+        validator = schema if hasattr(schema, "iter_errors") else jsonschema.Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(data), key=str)
         for err in errors[:3]:
             problems.append(f"schema: {'/'.join(map(str, err.absolute_path))}: {err.message[:200]}")
         if SECRET in text:
@@ -185,7 +188,9 @@ def main() -> int:
     sys.path.insert(0, str(HERE.parent.parent))
     from accelgui.report import schema
 
-    shipped = schema()
+    import jsonschema
+
+    shipped = jsonschema.Draft202012Validator(schema())
     sources = sorted(p for p in MACHINES.iterdir() if p.is_dir())
     rng = random.Random(args.seed)
     stop = time.monotonic() + args.minutes * 60
@@ -211,7 +216,10 @@ def main() -> int:
                 keep.parent.mkdir(parents=True, exist_ok=True)
                 _writable(scratch)
                 shutil.rmtree(keep, ignore_errors=True)
-                shutil.copytree(result["tree"], keep, symlinks=True)
+                try:                    # FIFOs cannot be copied: the rest is kept
+                    shutil.copytree(result["tree"], keep, symlinks=True)
+                except shutil.Error:
+                    pass
                 entry = {k: result[k] for k in ("source", "mutations", "problems")}
                 entry["kept"] = str(keep)
                 failed.append(entry)
