@@ -85,6 +85,10 @@ def _nvidia_cc_floors(rule) -> list[float]:
             cc = (dev.get("min") or {}).get("compute_capability")
             if cc is not None:
                 out.append(float(cc))
+            if dev.get("supported") is True:     # judged by the support rule, from the CUDA table
+                from accelgui import rules
+
+                out.append(rules.cuda_min_compute_capability())
         for value in rule.values():
             if isinstance(value, (dict, list)):
                 out += _nvidia_cc_floors(value)
@@ -161,7 +165,7 @@ def test_facts_document_marks_this_machines_rows():
     tpu = {t["id"]: t for t in facts_document(TPU_VM, "en")["tables"]}
     assert [r["generation"] for r in tpu["tpu_generations"]["rows"] if r["this_machine"]] == ["v6e"]
     assert [r["device"] for r in tpu["memory_bandwidth"]["rows"] if r["this_machine"]] == [
-        "Google TPU v6e Trillium (per chip)"]
+        "Cloud TPU v6e (Trillium)"]
 
 
 def test_facts_text_in_both_languages_is_dated_and_sourced():
