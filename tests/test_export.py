@@ -518,9 +518,16 @@ def test_common_formatting():
     assert C.esc_html('"<&>') == "&quot;&lt;&amp;&gt;"
 
 
-def test_every_label_has_both_languages():
-    for key, pair in list(C.LABELS.items()) + list(C.WORDS.items()):
-        assert len(pair) == 2 and all(pair), key
+def test_report_labels_and_words_come_from_the_catalogue_in_both_languages():
+    from accelgui import l10n
+
+    ids = [i for i in l10n.catalogue("en") if i.startswith(("app.label.", "app.word."))]
+    assert len(ids) > 100
+    for id_ in ids:
+        assert l10n.catalogue("zh")[id_], id_
+    assert C.label("devices", "zh") == l10n.tr("app.label.devices", "zh") != C.label("devices")
+    assert C.word("driver-missing") == "driver missing" and C.word("partly measured", "zh") != "partly measured"
+    assert C.label("no-such-label") == "no-such-label" and C.word("odd\x1bvalue") == "oddvalue"
 
 
 def test_generic_estimates_shape_renders():

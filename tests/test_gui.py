@@ -18,8 +18,10 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QLabel
 
+from accelgui import l10n
 from accelgui.gui import i18n
 from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
+from accelgui.gui.views.hardware import probe_label
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gui_support import (RICH_JSON, built_rich_report, cpu_only_report,
@@ -109,10 +111,10 @@ def test_every_view_renders_a_rich_report(qtbot, make_report):
     assert "Verdict" in overview and "Next steps" in overview
 
     hardware = show(window, "hardware")
-    tree = tree_texts(hardware.tree)
+    tree = hardware.all_text()
     assert "Probes" in tree
     for probe in report.probes:
-        assert probe.name in tree
+        assert probe_label(probe.name, "en") in tree
     assert report.cpu.model_name in tree
 
     bench = show(window, "benchmarks")
@@ -136,10 +138,10 @@ def test_cpu_only_machine_says_so_and_shows_probe_errors_in_place(qtbot):
     assert "No accelerator found" in overview
     assert "on the GCP cloud (n2d-standard-4)" in overview
     assert "Some probes had problems" in overview
-    tree = tree_texts(show(window, "hardware").tree)
-    nvidia = next(line for line in tree.splitlines() if line.startswith("nvidia\t"))
+    tree = show(window, "hardware").all_text()
+    nvidia = next(line for line in tree.splitlines() if line.startswith("NVIDIA (NVML)\t"))
     assert "error" in nvidia and "driver/library version mismatch" in nvidia
-    usb = next(line for line in tree.splitlines() if line.startswith("usb\t"))
+    usb = next(line for line in tree.splitlines() if line.startswith("USB bus\t"))
     assert "timeout" in usb
     # no benchmarks in this report: the page invites to run one instead of plotting nothing
     assert "Run benchmark" in texts(show(window, "benchmarks"))
@@ -170,9 +172,9 @@ def test_window_appears_before_probing_and_probes_off_the_gui_thread(qtbot, monk
     qtbot.waitUntil(lambda: window.live_report is not None and window.busy is None, timeout=20000)
     assert seen["thread"] is not threading.main_thread()
     assert window.live_report.sysroot == machine
-    tree = tree_texts(show(window, "hardware").tree)
+    tree = show(window, "hardware").all_text()
     for probe_result in window.live_report.probes:
-        assert probe_result.name in tree
+        assert probe_label(probe_result.name, "en") in tree
     assert "probes" in window.status_text()
 
 
@@ -353,7 +355,7 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
     assert gpu.readiness_reason_zh in overview
     assert "安装 NVIDIA 驱动" in overview and "解决办法：" in overview
     assert gpu.fix not in overview and gpu.readiness_reason not in overview
-    hardware = tree_texts(show(window, "hardware").tree)
+    hardware = show(window, "hardware").all_text()
     assert gpu.fix_zh in hardware and gpu.fix not in hardware
     window.set_language("en")
     settle(qtbot, window)
@@ -361,31 +363,48 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
     assert "Install the NVIDIA driver" in overview and "安装 NVIDIA 驱动" not in overview
 
 
-def test_chinese_hardware_page_translates_probe_reasons_checks_and_estimates(qtbot):
-    """Probe "absent" reasons and readiness-check values are English in the report; the
-    Hardware page shows them in Chinese, and the advisor's estimates are re-made in Chinese."""
+def test_chinese_hardware_page_has_no_raw_field_names_and_reestimates(qtbot):
+    """The Hardware page labels every field in the chosen language (no report field name such
+    as os_release or threads_per_core shows); probe messages render from their message when
+    the probe wrote one; the advisor's estimates are re-made in Chinese."""
+    from accelgui.gui.views.common import probe_message
     from accelgui.gui.workers import probe_machine
 
     report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
-    nvidia = next(p for p in report.probes if p.name == "nvidia")
-    assert nvidia.status == "absent" and nvidia.error.startswith("no NVIDIA driver")
     window = make_window(qtbot, report)
     window.set_language("zh_CN")
     settle(qtbot, window)
-    hardware = tree_texts(show(window, "hardware").tree)
-    assert "没有 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 /proc/driver/nvidia）" in hardware
-    assert "sysfs 中没有 USB 总线" in hardware
-    assert nvidia.error not in hardware and "no USB bus in sysfs" not in hardware
-    assert "缺失" in hardware                      # readiness_checks.driver = "missing"
+    hardware = show(window, "hardware").all_text()
+    for raw in ("os_release", "threads_per_core", "vendor_id", "readiness_checks", "memory_bytes",
+                "pci_class", "Distribution", "Threads per core"):
+        assert raw not in hardware, raw
+    assert "每核线程数" in hardware and "未检查" in hardware and "✗ 未通过" in hardware
+    probe = {"error": "no USB bus in sysfs", "error_msg": l10n.msg("common.unknown")}
+    assert probe_message(probe, "zh") == "未知" and probe_message({"error": "x"}, "zh") == "x"
     est = window.report.estimates
     assert est["devices"][-1]["device"].startswith("CPU + 系统内存")
     overview = texts(show(window, "overview"))
     assert "CPU + 系统内存" in overview and "CPU + system memory" not in overview
     window.set_language("en")
     settle(qtbot, window)
-    hardware = tree_texts(show(window, "hardware").tree)
-    assert nvidia.error in hardware and "没有 NVIDIA 驱动" not in hardware
+    hardware = show(window, "hardware").all_text()
+    assert "Threads per core" in hardware and "每核线程数" not in hardware
     assert window.report.estimates["devices"][-1]["device"].startswith("CPU + system memory")
+
+
+def test_hardware_filter_keeps_pages_and_groups_and_sizes_inline(qtbot):
+    window = make_window(qtbot, rich_report())
+    hardware = show(window, "hardware")
+    hardware.filter.setText("cache")
+    shown = tree_texts(hardware.tree)
+    assert "Processor" in shown and "Caches" in shown
+    assert "L1d\t48 KiB × 112" in shown and "kv_cache_bytes" not in shown
+    hardware.filter.setText("")
+    hardware.show_page("device-0")
+    detail = tree_texts(hardware.tree)
+    for group in ("Identity", "Bus", "Driver", "Memory", "Readiness, step by step"):
+        assert group in detail
+    assert "1. Device present" in detail and "0000:18:00.0" in detail
 
 
 def test_every_ui_string_has_a_chinese_translation():

@@ -7,6 +7,7 @@ terminal escape sequences, bell characters or bidi overrides prints as plain tex
 from __future__ import annotations
 
 from accelgui.export import common as C
+from accelgui.l10n import field_text
 
 
 def _join(parts, sep=" · ") -> str:
@@ -86,7 +87,7 @@ def render(report, lang: str = "en") -> str:
                 + f" — {C.word(d.readiness, lang)}")
         out.append(line)
         if d.readiness != "ready":
-            why, fix = C.device_text(d, "readiness_reason", lang), C.device_text(d, "fix", lang)
+            why, fix = field_text(d, "readiness_reason", lang), field_text(d, "fix", lang)
             if why:
                 out.append(f"      {L('reason')}: {C.clean(why)}")
             if fix:

@@ -545,6 +545,34 @@ all cores</source>
         <source>Copied {n} rows.</source>
         <translation>已复制 {n} 行。</translation>
     </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Pages</source>
+        <translation>页面</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <source>Copy report as JSON (redacted)</source>
+        <translation>复制报告为 JSON（已隐去身份信息）</translation>
+    </message>
+    <message>
+        <source>The whole report was copied to the clipboard as JSON (redacted).</source>
+        <translation>整份报告已以 JSON 形式复制到剪贴板（已隐去身份信息）。</translation>
+    </message>
+    <message>
+        <source>{source} · {ok} of {n} probes answered</source>
+        <translation>{source} · {n} 项探测中 {ok} 项有结果</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

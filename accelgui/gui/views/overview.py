@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButt
                                QSizePolicy, QVBoxLayout, QWidget)
 
 from accelgui.advisor import source_kind
-from accelgui.report import device_text
+from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
                                        kind_text, level_text, muted, para, readiness_text,
@@ -446,7 +446,7 @@ class OverviewView(QWidget):
         for r in rows:
             if not isinstance(r, dict) or not r.get("fits"):
                 continue
-            method = re.split(r"[ ,;:，；：（(]", str(r.get("method") or ""), maxsplit=1)[0]
+            method = re.split(r"[ ,;:\uff0c\uff1b\uff1a\uff08(]", str(r.get("method") or ""), maxsplit=1)[0]
             if r.get("params_b", 0) >= best.get(method, {}).get("params_b", -1):
                 best[method] = r
         if not best:

@@ -117,8 +117,9 @@ class RoutesView(QWidget):
         card.body.addLayout(top)
         if data and data.get("summary"):
             summary = tr_obj(data["summary"], lang)
-            first = summary.split(". ")[0].split("。")[0]
-            card.body.addWidget(muted(first.rstrip(".。") + ("." if lang != "zh" else "。")))
+            stop = "\u3002"                      # the ideographic full stop
+            first = summary.split(". ")[0].split(stop)[0]
+            card.body.addWidget(muted(first.rstrip("." + stop) + ("." if lang != "zh" else stop)))
         if assessment:
             for reason in assessment.reasons[:3]:
                 card.body.addWidget(para("• " + str(reason)))
