@@ -431,6 +431,8 @@ def test_every_ui_string_has_a_chinese_translation():
                 if not isinstance(node, ast.Call):
                     continue
                 func = node.func
+                if isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "l10n":
+                    continue            # the message catalogue, checked by test_l10n
                 fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 args = node.args
                 if fname == "tr" and args and isinstance(args[0], ast.Constant):
@@ -800,3 +802,66 @@ def test_benchmark_outcome_follows_a_language_switch(qtbot):
     finally:
         window.set_language("en")
     assert view.progress.format() == "failed"
+
+
+def test_a_recorded_tree_is_labelled_and_never_benchmarked(qtbot):
+    """With --sysroot the pages say "Recorded: <tree>" and Run benchmark is refused with the
+    reason instead of measuring this computer under the recorded hardware."""
+    from accelgui.gui.workers import probe_machine
+
+    machine = os.path.join(FIXTURES, "machines", "acc-gpu-no-driver")
+    window = make_window(qtbot, probe_machine(machine), sysroot=machine)
+    started = []
+    window.bench.start = lambda *a, **k: started.append(a)
+    assert window.windowTitle() == "Recorded: acc-gpu-no-driver"
+    assert "Recorded: acc-gpu-no-driver" in texts(show(window, "overview"))
+    assert "Recorded: acc-gpu-no-driver" in show(window, "hardware").all_text()
+    assert window.status_text().startswith("Recorded: acc-gpu-no-driver")
+    assert not window.act_quick.isEnabled() and "--sysroot" in window.act_quick.toolTip()
+    window.run_benchmark("quick")
+    assert not started
+    assert not window.notice.isHidden() and "recorded tree" in window.notice.label.text()
+
+
+def test_title_names_the_machine_once(qtbot):
+    window = make_window(qtbot, rich_report())
+    assert "accelgui" not in window.windowTitle()       # Qt appends the application name
+
+
+def test_settings_remember_language_page_geometry_and_redaction(qtbot, tmp_path, monkeypatch):
+    from accelgui.gui import settings
+
+    monkeypatch.setenv("ACCELGUI_CONFIG_DIR", str(tmp_path / "cfg"))
+    window = make_window(qtbot, rich_report())
+    window.set_language("zh_CN")
+    show(window, "routes")
+    window.resize(800, 590)          # the offscreen screen is small
+    window.redact_shared = False
+    window.close()
+    assert settings.path().startswith(str(tmp_path / "cfg"))
+    assert settings.value("ui/language") == "zh_CN" and settings.value("ui/page") == "routes"
+    again = make_window(qtbot)
+    assert again.size().height() == 590
+    i18n.install("en")
+
+
+def test_copy_follows_the_redaction_choice(qtbot):
+    from PySide6.QtGui import QGuiApplication
+
+    report = rich_report()
+    window = make_window(qtbot, report)
+    hardware = show(window, "hardware")
+    hardware.copy_all()
+    copied = json.loads(QGuiApplication.clipboard().text())
+    assert copied["platform"]["hostname"] is None and "(redacted)" in hardware.copy_button.text()
+    window.redact_shared = False
+    hardware.copy_all()
+    assert json.loads(QGuiApplication.clipboard().text())["platform"]["hostname"] == report.platform.hostname
+
+
+def test_host_name_markup_is_shown_as_text(qtbot):
+    report = rich_report()
+    report = report.replace(platform=report.platform.replace(hostname="<h1>BIG</h1><img src=x>"))
+    window = make_window(qtbot, report)
+    labels = [w for w in window.findChildren(QLabel) if "<h1>BIG" in w.text()]
+    assert labels and all(w.textFormat() == Qt.TextFormat.PlainText for w in labels if w.isVisible())

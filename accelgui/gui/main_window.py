@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel,
                                QToolButton, QVBoxLayout, QWidget)
 
 from accelgui import __version__
-from accelgui.gui import i18n
+from accelgui.gui import i18n, settings
 from accelgui.gui.export_dialog import FORMATS as EXPORT_FORMATS
 from accelgui.gui.export_dialog import ExportDialog
 from accelgui.gui.views.benchmarks import BenchmarksView
 from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState,
-                                       html_escape)
+                                       html_escape, source_text)
 from accelgui.gui.views.compare import CompareView
 from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
@@ -138,10 +138,14 @@ class MainWindow(QMainWindow):
         self._pending_benchmarks: dict | None = None
         self._advise_after_plots = False
         self._preload_started = False
+        self.redact_shared = settings.value("export/redact", True, bool)  # Export's and Copy's choice
 
         self.setObjectName("main")
         self.resize(1280, 800)
-        self.setMinimumSize(QSize(900, 600))
+        self.setMinimumSize(QSize(800, 560))
+        geometry = settings.settings().value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
         self.bench = BenchmarkProcess(self)
         self._build_views()
         self._build_actions()
@@ -200,6 +204,7 @@ class MainWindow(QMainWindow):
         self.benchmarks = BenchmarksView()
         self.routes = RoutesView()
         self.reports = CompareView()
+        self.hardware.redact_choice = lambda: self.redact_shared
         self.views = {"overview": self.overview, "hardware": self.hardware,
                       "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports}
         for page in PAGES:
@@ -350,6 +355,10 @@ class MainWindow(QMainWindow):
         self.act_quick.setToolTip(self.tr("Measure this machine: memory bandwidth, FLOPS, caches (Ctrl+B)"))
         self.act_full.setText(self.tr("Run full benchmark"))
         self.act_full.setToolTip(self.tr("A longer, more precise run with the cache sweep (Ctrl+Shift+B)"))
+        if self.recorded():
+            for act in (self.act_quick, self.act_full):
+                act.setEnabled(False)
+                act.setToolTip(self.benchmark_refusal())
         self.act_cancel.setText(self.tr("Cancel"))
         self.act_cancel.setToolTip(self.tr("Stop the running benchmark (Esc)"))
         self.act_export.setText(self.tr("Export…"))
@@ -383,6 +392,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(self.tr("The translation for {lang} could not be loaded.")
                                      .format(lang=lang), error=True)
         self.ui_lang = lang
+        settings.remember("ui/language", lang)
         self.act_lang[lang].setChecked(True)
         self._dirty = set(PAGES)
         self.retranslate()
@@ -431,21 +441,34 @@ class MainWindow(QMainWindow):
         if row < 0:
             return
         self.stack.setCurrentIndex(row)
+        settings.remember("ui/page", PAGES[row])
         self._render_current()
 
     def open_route(self, route_id: str) -> None:
         self.show_page("routes")
         self.routes.open_route(route_id)
 
-    def _update_title(self) -> None:
+    def machine_label(self) -> str:
+        """Which machine the pages show: this one, "Recorded: <tree>" or "Opened report: <file>"."""
         report = self.report
-        if not self.showing_live and self.opened_path:
-            where = os.path.basename(self.opened_path)
-        elif report is not None and report.platform.hostname:
+        if report is None and self.options.sysroot != "/":
+            from accelgui.report import Report
+
+            report = Report(sysroot=self.options.sysroot)
+        return source_text(report, self.knowledge_lang(), self.opened_path, self.showing_live)
+
+    def recorded(self) -> bool:
+        """The live view shows a recorded tree (--sysroot), not the machine the app runs on."""
+        return self.options.sysroot not in (None, "", "/")
+
+    def _update_title(self) -> None:
+        # Qt adds the application display name ("… — accelgui"): the title names the machine only
+        report = self.report
+        if self.showing_live and not self.recorded() and report is not None and report.platform.hostname:
             where = report.platform.hostname
         else:
-            where = self.tr("this machine")
-        self.setWindowTitle(f"accelgui — {where}")
+            where = self.machine_label()
+        self.setWindowTitle(where)
 
     def status_text(self) -> str:
         report = self.report
@@ -473,6 +496,8 @@ class MainWindow(QMainWindow):
                 parts.append(self.tr("no benchmark yet"))
         else:
             parts.append(self.tr("showing {file}").format(file=os.path.basename(self.opened_path or "")))
+        if self.recorded() or not self.showing_live:
+            parts.insert(0, self.machine_label())
         return " · ".join(parts)
 
     def _update_status(self) -> None:
@@ -672,8 +697,22 @@ class MainWindow(QMainWindow):
         self.advise()
 
     # == benchmarks ========================================================================
+    def benchmark_refusal(self) -> str | None:
+        """Why a benchmark cannot run now (None: it can): a recorded tree describes another
+        machine, and the figures measured here would be filed under its hardware."""
+        if self.recorded():
+            return self.tr("{machine}: a benchmark measures the computer the app runs on, not a "
+                           "recorded tree, so it is not run (its figures would be filed under "
+                           "the recorded hardware). Start accelgui without --sysroot to measure "
+                           "this computer.").format(machine=self.machine_label())
+        return None
+
     def run_benchmark(self, mode: str = "quick") -> None:
         if self.bench.is_running():
+            return
+        refusal = self.benchmark_refusal()
+        if refusal:
+            self.notice.show_message(refusal, error=True)
             return
         if not self.showing_live:
             self.show_live()
@@ -687,8 +726,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(self.tr("Stopping the benchmark…"), 2000)
 
     def _bench_running(self, running: bool) -> None:
-        self.act_quick.setEnabled(not running)
-        self.act_full.setEnabled(not running)
+        self.act_quick.setEnabled(not running and not self.recorded())
+        self.act_full.setEnabled(not running and not self.recorded())
         self.act_cancel.setEnabled(running)
         self.benchmarks.set_running(running, self.bench.mode)
         self._update_status()
@@ -736,7 +775,12 @@ class MainWindow(QMainWindow):
             self.notice.show_message(self.tr("Nothing to export yet: the machine is still being probed."))
             return None
         dialog = ExportDialog(self.report, lang=i18n.knowledge_lang(self.ui_lang), fmt=fmt, parent=self)
+        dialog.redact.setChecked(self.redact_shared)
         written = dialog.written if dialog.exec() else None
+        if written:                         # the choice made here is also Copy's
+            self.redact_shared = dialog.redact.isChecked()
+            settings.remember("export/redact", self.redact_shared)
+            self.hardware.render(self.view_state())
         dialog.deleteLater()                # one dialog per export, not one kept per export
         if written:
             self.notice.show_message(self.tr("Exported to {path}").format(path=written))
@@ -782,5 +826,6 @@ class MainWindow(QMainWindow):
     # == closing ============================================================================
     def closeEvent(self, event) -> None:
         self._closing = True
+        settings.remember("window/geometry", self.saveGeometry())
         self.bench.stop_and_wait()
         super().closeEvent(event)

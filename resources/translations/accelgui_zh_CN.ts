@@ -812,6 +812,10 @@ all cores</source>
         <source>About accelgui</source>
         <translation>关于 accelgui</translation>
     </message>
+    <message>
+        <source>{machine}: a benchmark measures the computer the app runs on, not a recorded tree, so it is not run (its figures would be filed under the recorded hardware). Start accelgui without --sysroot to measure this computer.</source>
+        <translation>{machine}：基准测试测量的是运行本程序的这台计算机，而不是录制的机器树，因此不运行（否则测得的数据会记在录制的硬件名下）。要测量这台计算机，请不带 --sysroot 启动 accelgui。</translation>
+    </message>
 </context>
 <context>
     <name>OverviewView</name>

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +99,16 @@ def probe_message(probe: Any, lang: str) -> str:
     """A probe's absent reason or error in ``lang``: its ``error_msg`` rendered from the
     catalogue when the probe wrote one, else the English ``error`` it stored."""
     return str(l10n.field_text(probe, "error", lang) or "")
+
+
+def source_text(report, lang: str, source: str | None = None, live: bool = True) -> str:
+    """Which machine this is: this one, a recorded tree, or an opened report."""
+    if not live and source:
+        return l10n.tr("app.hw.opened", lang, name=os.path.basename(str(source)))
+    if report is not None and report.sysroot not in (None, "", "/"):
+        name = os.path.basename(str(report.sysroot).rstrip("/")) or str(report.sysroot)
+        return l10n.tr("app.hw.recorded", lang, name=name)
+    return l10n.tr("app.hw.live", lang)
 
 
 def check_value_text(value: Any, lang: str) -> str:

@@ -10,7 +10,6 @@ structure: a match shows under its page and group, a matching group shows all it
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
@@ -21,7 +20,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
 from accelgui import l10n
 from accelgui.export import common as C
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
-                                       check_value_text, heading, muted, probe_message)
+                                       check_value_text, heading, muted, probe_message,
+                                       source_text)
 
 LADDER_STEPS = ("present", "driver", "node", "access", "runtime")
 #: readiness_checks keys (the probes' older form) -> ladder step
@@ -109,15 +109,6 @@ def _rows(obj: dict, keys, lang: str) -> list[Row]:
 
 
 # -- pages -------------------------------------------------------------------------------------
-
-def source_text(report, lang: str, source: str | None = None, live: bool = True) -> str:
-    """Which machine this is: this one, a recorded tree, or an opened report."""
-    if not live and source:
-        return _t("opened", lang, name=os.path.basename(str(source)))
-    if report is not None and report.sysroot not in (None, "", "/"):
-        return _t("recorded", lang, name=os.path.basename(str(report.sysroot).rstrip("/")) or report.sysroot)
-    return _t("live", lang)
-
 
 def _summary(report, lang: str, source: str) -> Page:
     p = report.platform

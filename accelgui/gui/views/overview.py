@@ -13,7 +13,7 @@ from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
                                        kind_text, level_text, muted, para, readiness_text,
-                                       scroll_page, status_text, tr_obj, unknown)
+                                       scroll_page, source_text, status_text, tr_obj, unknown)
 
 STATUS_ORDER = ("ready", "partial", "remote", "unavailable")
 CARD_COLUMNS = 3
@@ -113,6 +113,7 @@ class OverviewView(QWidget):
             title = self.tr("This machine")
             sub = self.tr("Probed {when}").format(when=_short_time(report.created))
             if report.sysroot and report.sysroot != "/":
+                title = source_text(report, state.lang)       # "Recorded: <tree>"
                 sub += " · " + self.tr("recorded tree {path}").format(path=report.sysroot)
         else:
             host = report.platform.hostname or self.tr("another machine")
