@@ -85,8 +85,9 @@ def test_text_summary_lists_every_device_and_the_essentials():
     assert "STREAM triad: 18.4 GB/s (1 thread), 524.8 GB/s (all threads = 224)" in out
     assert "GPU 0 NVIDIA H100 80GB HBM3: triad 3,012.4 GB/s" in out
     route_lines = [ln for ln in lines if ln.startswith("  GPU computing")]
-    assert route_lines and route_lines[0].rstrip().endswith("ready")
-    assert "Next steps: gpu.setup-check" in out
+    assert route_lines and route_lines[0].split()[2] == "ready"           # the verdict column
+    step = lines[lines.index(route_lines[0]) + 1].strip()
+    assert step.startswith("\u2192 ") and "gpu.setup-check" not in step   # the first step by its title
     assert "largest LLM that fits" in out                             # estimates
     assert "error opencl: ICD" in out and "timeout rocm" in out       # probe failures
 
@@ -148,7 +149,7 @@ def test_markdown_has_headings_and_device_benchmark_route_tables():
     assert any("runtime missing" in " ".join(r) for r in devices)
     bench = next(t for t in tables if t[0][:3] == ["Group", "Figure", "measured"])
     assert any(r[0] == "FMA" and "7,012.5 GFLOP/s" in r[2] and r[4] == "93 %" for r in bench)
-    routes = next(t for t in tables if t[0][:2] == ["Route", "Status"])
+    routes = next(t for t in tables if t[0][:2] == ["Route", "Verdict"])
     assert any("GPU computing" in r[0] and r[1] == "ready" for r in routes)
 
 
@@ -675,3 +676,44 @@ def test_device_reason_and_fix_follow_the_language():
         assert "Install the NVIDIA driver" not in zh, fmt
         assert "Install the NVIDIA driver" in en and "安装 NVIDIA 驱动" not in en, fmt
         assert "Install the NVIDIA driver" in render(Report(devices=[plain]), fmt, lang="zh"), fmt
+
+
+class _Flagged:
+    """A report as the redactor marks it (top-level ``redacted: true``)."""
+
+    redacted = True
+
+    def __init__(self, report):
+        self._report = report
+
+    def __getattr__(self, name):
+        return getattr(self._report, name)
+
+    def to_dict(self):
+        return dict(self._report.to_dict(), redacted=True)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_redacted_report_says_so(fmt):
+    from accelgui.export import html, markdown, text
+    from accelgui.redact import redact
+
+    report = _Flagged(redact(load("rich")))
+    out = {"text": text, "markdown": markdown, "html": html}[fmt].render(report, "en")
+    assert "Host name" in out and "redacted" in out and "removed before sharing" in out
+    plain = {"text": text, "markdown": markdown, "html": html}[fmt].render(redact(load("rich")), "en")
+    assert "removed before sharing" not in plain                 # not flagged: not claimed
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "text"])
+def test_routes_are_a_compact_table(fmt):
+    report = load("rich")
+    out = render(report, fmt)
+    for r in report.routes:
+        assert C.route_title(r, "en")[:39] in out             # text cuts long titles at 40
+    if fmt == "markdown":
+        rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "Verdict" in ln]
+        assert rows == ["| Route | Verdict | Why | First step |"]
+    if fmt == "html":
+        assert '<th width="22%">Route</th><th width="11%">Verdict</th>' in out
+        assert 'class="verdict"' not in out                      # no run-on paragraph of verdicts

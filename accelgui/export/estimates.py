@@ -116,5 +116,6 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
     formulas = estimates.get("formulas")
     if isinstance(formulas, dict) and formulas:
         out.append(Table("estimates_formulas", L("formulas"), None,
-                         [[clean(k), clean(tr(v, lang))] for k, v in formulas.items()], level=3))
+                         [[clean(k), clean(tr(v, lang))] for k, v in formulas.items()], level=3,
+                         on_paper=False))
     return out

@@ -62,6 +62,22 @@ def dmi_text(dmi: dict, *keys) -> str:
     return " ".join(vals)
 
 
+def is_redacted(report) -> bool:
+    """Whether the report was redacted before it was shared (the top-level ``redacted`` flag
+    the redactor sets)."""
+    flag = getattr(report, "redacted", None)
+    if flag is None and hasattr(report, "to_dict"):
+        flag = report.to_dict().get("redacted")
+    return bool(flag)
+
+
+def hostname_text(report, lang: str = "en") -> str:
+    """The host name, "redacted" when it was removed for sharing, else "unknown"."""
+    if report.platform.hostname:
+        return clean(report.platform.hostname)
+    return label("redacted" if is_redacted(report) else "unknown", lang)
+
+
 def device_memory(dev) -> int | None:
     d = dev.details or {}
     for key in ("memory_bytes", "memory_total_bytes", "vram_bytes", "hbm_bytes"):

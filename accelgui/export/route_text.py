@@ -33,6 +33,22 @@ def step_text(step_id: str, lang: str = "en") -> str:
     return f"{clean(step_id)} ({title})" if title else clean(step_id)
 
 
+def first_step_text(route, lang: str = "en") -> str:
+    """The route's first next step by its title (its id when the knowledge base lacks it)."""
+    if not route.next_steps:
+        return ""
+    first = route.next_steps[0]
+    return step_title(first, lang) or clean(first)
+
+
+def first_reason_text(route, lang: str = "en") -> str:
+    """The route's first reason; for a route that is not ready without one, what is missing."""
+    if route.reasons:
+        return clean(tr(route.reasons[0], lang))
+    blocking = blocking_texts(route, lang)
+    return blocking[0] if blocking else ""
+
+
 def blocking_texts(route, lang: str = "en") -> list[str]:
     out = []
     for b in route.blocking or []:

@@ -8,10 +8,10 @@ from accelgui import l10n
 from accelgui.export.common import benchmark_rows, gpu_rows, num
 from accelgui.export.estimates import estimate_sections
 from accelgui.export.facts import (cache_text, cpu_topology, device_highlights, device_memory,
-                                   dmi_text, key_features)
-from accelgui.export.labels import label, tr, word
+                                   dmi_text, hostname_text, is_redacted, key_features)
+from accelgui.export.labels import label, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, or_unknown
-from accelgui.export.route_text import blocking_texts, route_title, step_text
+from accelgui.export.route_text import first_reason_text, first_step_text, route_title
 from accelgui.export.sanitize import clean
 from accelgui.export.table import Table
 
@@ -34,14 +34,14 @@ def build_sections(report, lang: str = "en") -> list[Table]:
         [L("version"), U(report.accelgui_version)],
         [L("schema"), U(report.schema_version)],
         [L("sysroot"), U(report.sysroot)],
-    ]))
+    ] + ([[L("redaction"), L("redaction_done")]] if is_redacted(report) else [])))
 
     cloud = p.cloud if isinstance(p.cloud, dict) else None
     cloud_text = " ".join(x for x in (clean(cloud.get("provider")), clean(cloud.get("instance_type")))
                           if x) if cloud else ""
     plat = [
         [L("os"), U(p.os)], [L("os_release"), U(p.os_release)], [L("kernel"), U(p.kernel)],
-        [L("machine"), U(p.machine)], [L("hostname"), U(p.hostname)],
+        [L("machine"), U(p.machine)], [L("hostname"), hostname_text(report, lang)],
         [L("virtualization"), clean(p.virtualization) or L("none")],
         [L("container"), clean(p.container) or L("none")],
         [L("cloud"), cloud_text or L("none")],
@@ -131,17 +131,13 @@ def build_sections(report, lang: str = "en") -> list[Table]:
 
     if report.routes:
         rrows, rstat = [], []
-        for r in report.routes:
-            steps = [step_text(s, lang) for s in (r.next_steps or [])[:3]]
-            blocking = blocking_texts(r, lang)
-            rrows.append([route_title(r, lang) + (f" [{clean(r.id)}]" if r.title else ""),
-                          word(r.status, lang),
-                          "; ".join(clean(tr(x, lang)) for x in r.reasons or []),
-                          "; ".join(blocking), ", ".join(steps)])
+        for r in report.routes:      # compact: the verdict, its first reason, the first step
+            rrows.append([route_title(r, lang), word(r.status, lang), first_reason_text(r, lang),
+                          first_step_text(r, lang)])
             rstat.append(r.status)
         sections.append(Table("routes", L("routes"),
-                              [L("route"), L("status"), L("reasons"), L("blocking"), L("next_steps")],
-                              rrows, status_col=1, status_keys=rstat))
+                              [L("route"), L("verdict"), L("first_reason"), L("first_step")],
+                              rrows, status_col=1, status_keys=rstat, col_widths=[22, 11, 42, 25]))
 
     sections.extend(estimate_sections(report.estimates, lang))
 
