@@ -495,7 +495,7 @@ def test_compare_two_reports_shows_a_table(qtbot, tmp_path):
     cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
              for r in range(view.table.rowCount())]
     row = next(r for r in cells if "total_bytes" in r[1])
-    assert row[4] == "+100.0%"
+    assert row[4] == "\u00d7 2"                        # a doubling reads as a factor
     assert "differences" in view.result_label.text()
 
 
@@ -646,6 +646,7 @@ def test_about_lists_versions_without_importing_numba(qtbot):
     window = make_window(qtbot)
     text = window.about_text()
     assert qVersion() in text and "PySide6" in text and "Python" in text
+    assert "Licence: MIT" in text and 'href="https://github.com/accelgui/accelgui"' in text
     try:
         assert metadata.version("numba") in text
     except metadata.PackageNotFoundError:
@@ -865,3 +866,39 @@ def test_host_name_markup_is_shown_as_text(qtbot):
     window = make_window(qtbot, report)
     labels = [w for w in window.findChildren(QLabel) if "<h1>BIG" in w.text()]
     assert labels and all(w.textFormat() == Qt.TextFormat.PlainText for w in labels if w.isVisible())
+
+
+def test_compare_view_follows_language_and_the_shown_report(qtbot, tmp_path):
+    report = rich_report()
+    other = tmp_path / "other.json"
+    other.write_text(report.replace(cpu=report.cpu.replace(logical_cpus=2)).to_json(), encoding="utf-8")
+    window = make_window(qtbot, report)
+    view = show(window, "reports")
+    view.path_b.setText(str(other))
+    assert view.compare()
+    before = [view.table.item(i, 4).text() for i in range(view.table.rowCount())]
+    assert any(t.startswith("-") for t in before)
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    show(window, "reports")
+    assert view._compared[0] == "zh"
+    window.live_report = report.replace(cpu=report.cpu.replace(logical_cpus=8))
+    window.refresh()
+    show(window, "reports")
+    assert view._compared[2] is window.live_report
+    window.set_language("en")
+
+
+def test_changes_from_a_doubling_on_read_as_a_factor():
+    from accelgui.export.numbers import fmt_change
+
+    assert fmt_change(11100.0) == "\u00d7 112" and fmt_change(12.5) == "+12.5 %"
+    assert fmt_change(-40) == "-40.0 %" and fmt_change(None) == ""
+
+
+def test_worker_errors_name_no_source_location():
+    from accelgui.gui.workers import user_message
+    from accelgui.report import ReportError
+
+    assert user_message(ReportError("r.json: not a JSON report")) == "r.json: not a JSON report"
+    assert user_message(KeyError("x")) == "KeyError: 'x'"

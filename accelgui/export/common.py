@@ -16,8 +16,8 @@ from accelgui.export.facts import (KEY_FEATURES, cache_text, cpu_topology, devic
                                    device_highlights, device_memory, dmi_text, hostname_text,
                                    is_redacted, key_features)
 from accelgui.export.labels import LANGS, html_lang, label, tr, word
-from accelgui.export.numbers import (created_epoch, fmt_bytes, fmt_gbps, fmt_gflops, fmt_num,
-                                     fmt_value, or_unknown)
+from accelgui.export.numbers import (created_epoch, fmt_bytes, fmt_change, fmt_gbps, fmt_gflops,
+                                     fmt_num, fmt_value, or_unknown)
 from accelgui.export.route_text import (blocking_texts, first_reason_text, first_step_text,
                                         route_title, step_text, step_title)
 from accelgui.export.sanitize import clean, esc_html, esc_md
@@ -27,7 +27,7 @@ __all__ = ["KEY_FEATURES", "LANGS", "Table", "blocking_texts", "cache_text", "cl
            "cpu_topology", "created_epoch", "device_detail_text", "device_highlights",
            "device_memory", "dmi_text", "esc_html", "esc_md", "fmt_bytes", "fmt_gbps",
            "fmt_gflops", "fmt_num", "fmt_value", "html_lang", "key_features", "label",
-           "first_reason_text", "first_step_text", "hostname_text", "is_redacted",
+           "first_reason_text", "fmt_change", "first_step_text", "hostname_text", "is_redacted",
            "or_unknown", "route_title", "step_text", "step_title", "tr", "word"]
 
 _LATER = {"build_sections": "sections", "probe_counts": "sections", "estimate_tables": "estimates",

@@ -87,6 +87,19 @@ def fmt_value(key: str, value, lang: str = "en") -> str:
     return fmt_num(value)
 
 
+def fmt_change(pct) -> str:
+    """A relative change read at a glance: "+12.5 %", "-40 %"; from a doubling on as a factor
+    ("× 112" for 2 -> 224 CPUs, not "+11100.0 %")."""
+    if pct is None or isinstance(pct, bool):
+        return ""
+    x = float(pct)
+    if math.isnan(x) or math.isinf(x):
+        return "\u2014"
+    if x >= 100:
+        return f"\u00d7 {fmt_num(1 + x / 100)}"
+    return f"{x:+.1f} %"
+
+
 def or_unknown(value, lang: str = "en") -> str:
     text = clean(value) if value is not None else ""
     return text if text else label("unknown", lang)

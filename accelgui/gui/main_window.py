@@ -34,6 +34,8 @@ from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_kn
                                   open_report, probe_machine)
 
 PAGES = ("overview", "hardware", "benchmarks", "routes", "reports")
+LICENCE = "MIT"                                       # pyproject.toml's licence
+PROJECT_URL = "https://github.com/accelgui/accelgui"  # the metainfo's homepage
 
 
 @dataclass
@@ -806,10 +808,12 @@ class MainWindow(QMainWindow):
         shortcuts.append(self.tr("{first} … {last}: go to a page").format(
             first=key(self.act_pages[0]), last=key(self.act_pages[-1])))
         shortcuts.append(self.tr("Alt+Left: from a learning path back to all routes"))
+        links = ("<p>" + html_escape(self.tr("Licence: {licence}").format(licence=LICENCE)) + "<br>"
+                 + self.tr("Project: {url}").format(url=f'<a href="{PROJECT_URL}">{PROJECT_URL}</a>') + "</p>")
         return ("<h3>accelgui</h3><p>" + self.tr(
             "What this machine can do for accelerated computing: probes, measured throughput "
             "and learning routes. Nothing leaves this computer unless you export it.")
-            + f"</p><table>{table}</table><p><b>" + self.tr("Keyboard shortcuts") + "</b><br>"
+            + "</p>" + links + f"<table>{table}</table><p><b>" + self.tr("Keyboard shortcuts") + "</b><br>"
             + "<br>".join(html_escape(line) for line in shortcuts) + "</p>")
 
     def show_about(self) -> None:

@@ -816,6 +816,14 @@ all cores</source>
         <source>{machine}: a benchmark measures the computer the app runs on, not a recorded tree, so it is not run (its figures would be filed under the recorded hardware). Start accelgui without --sysroot to measure this computer.</source>
         <translation>{machine}：基准测试测量的是运行本程序的这台计算机，而不是录制的机器树，因此不运行（否则测得的数据会记在录制的硬件名下）。要测量这台计算机，请不带 --sysroot 启动 accelgui。</translation>
     </message>
+    <message>
+        <source>Licence: {licence}</source>
+        <translation>许可证：{licence}</translation>
+    </message>
+    <message>
+        <source>Project: {url}</source>
+        <translation>项目主页：{url}</translation>
+    </message>
 </context>
 <context>
     <name>OverviewView</name>
@@ -1098,6 +1106,10 @@ all cores</source>
     <message>
         <source>Some probes had problems: {names}. &lt;a href=&apos;page:hardware&apos;&gt;See the details on the Hardware page&lt;/a&gt;.</source>
         <translation>部分检测出现问题：{names}。&lt;a href=&apos;page:hardware&apos;&gt;详见“硬件”页面&lt;/a&gt;。</translation>
+    </message>
+    <message>
+        <source>{route}: {status}</source>
+        <translation>{route}：{status}</translation>
     </message>
 </context>
 <context>

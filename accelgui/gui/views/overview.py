@@ -12,7 +12,7 @@ from accelgui.advisor import source_kind
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
-                                       kind_text, level_text, muted, para, readiness_text,
+                                       fmt_num, kind_text, level_text, muted, para, readiness_text,
                                        scroll_page, source_text, status_text, tr_obj, unknown)
 
 STATUS_ORDER = ("ready", "partial", "remote", "unavailable")
@@ -350,6 +350,9 @@ class OverviewView(QWidget):
         button.setToolTip("\n".join([status_text(route.status)] + [str(r) for r in route.reasons[:3]]))
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.setObjectName("chip")
+        button.setAutoDefault(True)          # Enter opens it too, not only Space
+        button.setAccessibleName(self.tr("{route}: {status}").format(
+            route=route_title(route, kb, lang), status=status_text(route.status)))
         button.setProperty("tone", tone(colour))
         button.clicked.connect(lambda _=False, rid=route.id: self.open_route.emit(rid))
         return button
@@ -409,10 +412,10 @@ class OverviewView(QWidget):
                     str(dev.get("device") or "?"),
                     fmt_bytes(dev.get("memory_bytes")),
                     f"{big.get('size')} {big.get('quant')}" if big else self.tr("none of the listed sizes"),
-                    (self.tr("~{n} tokens/s").format(n=speed) + " " +
+                    (self.tr("~{n} tokens/s").format(n=fmt_num(speed)) + " " +
                      (self.tr("(measured bandwidth)") if source_kind(source) == "measured"
                       else self.tr("(specification)")))
-                    if speed else self.tr("needs a bandwidth figure"),
+                    if isinstance(speed, (int, float)) else self.tr("needs a bandwidth figure"),
                     self._finetune_text(dev.get("finetune") or []),
                 ]
                 for col, text in enumerate(cells):

@@ -134,6 +134,7 @@ class RoutesView(QWidget):
             row.addStretch(1)
         button = QPushButton(self.tr("Open learning path"))
         button.setObjectName(f"open-{rid}")
+        button.setAutoDefault(True)          # Enter opens it too, not only Space
         button.clicked.connect(lambda _=False, r=rid: self.open_route(r))
         button.setEnabled(bool(data))
         row.addWidget(button)
