@@ -30,6 +30,7 @@ h3 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; }
 table { border-collapse: collapse; width: 100%; margin: .3rem 0 .8rem; font-size: .9rem; }
 th, td { border: 1px solid #d0d7de; padding: .3rem .5rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; }
+table.fixed { table-layout: fixed; }   /* column widths given: long tokens wrap, never widen it */
 th { background: #f6f8fa; font-weight: 600; }
 table.kv th { width: 14rem; }
 table.t-devices { font-size: .82rem; }
@@ -93,7 +94,8 @@ def table_html(t: C.Table, lang: str = "en", qt: bool = False) -> str:
     elif t.headers is not None and t.rows:
         widths = [f' width="{w}%"' for w in t.col_widths] if len(t.col_widths) == len(t.headers) \
             else [""] * len(t.headers)
-        cls = "" if qt else f' class="t-{E(t.key)}"'
+        fixed = " fixed" if len(t.col_widths) == len(t.headers) else ""
+        cls = "" if qt else f' class="t-{E(t.key)}{fixed}"'
         out.append(f"<table{cls}{attrs}><thead><tr>"
                    + "".join(f"<th{w}>{E(h)}</th>" for h, w in zip(t.headers, widths))
                    + "</tr></thead><tbody>")
