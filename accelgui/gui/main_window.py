@@ -466,7 +466,8 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         # Qt adds the application display name ("… — accelgui"): the title names the machine only
         report = self.report
-        if self.showing_live and not self.recorded() and report is not None and report.platform.hostname:
+        recorded = self.recorded() or (report is not None and report.sysroot not in (None, "", "/"))
+        if self.showing_live and not recorded and report is not None and report.platform.hostname:
             where = report.platform.hostname
         else:
             where = self.machine_label()

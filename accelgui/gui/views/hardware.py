@@ -305,7 +305,10 @@ def _device(i: int, dev: dict, lang: str) -> Page:
     if other:
         groups.append(Group(_t("group.other", lang), other))
     readiness = dev.get("readiness") or "unknown"
-    title = f"{kind} \u00b7 {C.clean(dev.get('name')) or C.label('unknown', lang)}"
+    where = C.clean(dev.get("address"))
+    where = where[5:] if where.startswith("0000:") else where          # the short PCI form
+    title = f"{kind[:1].upper() + kind[1:]} \u00b7 {C.clean(dev.get('name')) or C.label('unknown', lang)}" \
+        + (f" ({where})" if where else "")
     return Page(f"device-{i}", title, groups, parent="devices",
                 colour=READINESS_COLOURS.get(readiness, READINESS_COLOURS["unknown"]))
 

@@ -216,11 +216,23 @@ class OverviewView(QWidget):
         self._body.addLayout(grid)
 
     def _card_top(self, card: Card, title: str, badge: Badge | None) -> None:
-        row = QHBoxLayout()
+        """The card's title with its badge beside it, or under it when both would not fit a
+        narrow card (1024 px window, a long title or badge, wide Chinese glyphs)."""
         label = heading(title, 1)
-        row.addWidget(label, 1)
-        if badge is not None:
+        if badge is None:
+            card.body.addWidget(label)
+            return
+        width = sum(2 if ord(ch) > 0x2e80 else 1 for ch in title + badge.text())
+        if width > 22:
+            card.body.addWidget(label)
+            row = QHBoxLayout()
             row.addWidget(badge)
+            row.addStretch(1)
+            card.body.addLayout(row)
+            return
+        row = QHBoxLayout()
+        row.addWidget(label, 1)
+        row.addWidget(badge)
         card.body.addLayout(row)
 
     def _cpu_card(self, report) -> Card:
