@@ -902,3 +902,19 @@ def test_worker_errors_name_no_source_location():
 
     assert user_message(ReportError("r.json: not a JSON report")) == "r.json: not a JSON report"
     assert user_message(KeyError("x")) == "KeyError: 'x'"
+
+
+def test_tab_reaches_every_toolbar_button_and_skips_plain_text(qtbot):
+    from PySide6.QtWidgets import QToolButton
+
+    window = make_window(qtbot, rich_report())
+    show(window, "hardware")
+    window.sidebar.setFocus()
+    seen = []
+    for _ in range(20):
+        qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Tab)
+        seen.append(window.focusWidget())
+    buttons = {b for b in window.toolbar.findChildren(QToolButton) if b.isEnabled() and b.isVisible()}
+    assert buttons and buttons <= set(seen)
+    assert not [w for w in seen if isinstance(w, QLabel)]
+    assert window.hardware.filter in seen and window.hardware.nav in seen and window.hardware.tree in seen

@@ -316,6 +316,8 @@ class MainWindow(QMainWindow):
             tb.addAction(act)
         tb.addSeparator()
         tb.addAction(self.act_about)
+        for button in tb.findChildren(QToolButton):    # every toolbar button is a Tab stop
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
 
     def _build_status_bar(self) -> None:
         sb = self.statusBar()

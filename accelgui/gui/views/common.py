@@ -183,6 +183,7 @@ STYLE = "\n".join([
     "QPushButton#chip { color: #ffffff; border: none; border-radius: 10px; padding: 3px 12px;"
     " font-weight: 600; }",
     "QPushButton#chip:focus { border: 2px solid palette(highlight); }",
+    "QToolBar QToolButton:focus { border: 2px solid palette(highlight); border-radius: 4px; }",
     _tone_rules("QPushButton#chip", "background-color: {c};"),
     "QLabel#key { font-weight: 600; }",
 ])
@@ -230,6 +231,7 @@ def heading(text: str, size_delta: int = 4, parent: QWidget | None = None) -> QL
     label.setTextFormat(Qt.TextFormat.PlainText)  # report data (host names...) never as markup
     _shrinkable(label)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setFocusPolicy(Qt.FocusPolicy.NoFocus)       # selectable with the mouse, no Tab stop
     return label
 
 
@@ -242,6 +244,7 @@ def muted(text: str, parent: QWidget | None = None, wrap: bool = True) -> QLabel
         _shrinkable(label)
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setFocusPolicy(Qt.FocusPolicy.NoFocus)       # selectable with the mouse, no Tab stop
     return label
 
 
@@ -253,6 +256,8 @@ def para(text: str, parent: QWidget | None = None, rich: bool = False) -> QLabel
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                   | Qt.TextInteractionFlag.LinksAccessibleByMouse
                                   | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+    if not (rich and "<a " in text):
+        label.setFocusPolicy(Qt.FocusPolicy.NoFocus)   # Tab stops only where something can be done
     return label
 
 

@@ -425,6 +425,7 @@ class HardwareView(QWidget):
         self.nav.setHeaderHidden(True)
         self.nav.setRootIsDecorated(False)
         self.nav.setMinimumWidth(160)
+        self.nav.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # the bus address stays visible
         self.nav.currentItemChanged.connect(self._nav_changed)
         split.addWidget(self.nav)
         self.tree = QTreeWidget()
@@ -491,6 +492,7 @@ class HardwareView(QWidget):
             if page.id not in ids and not (page.id == "devices" and any(p.parent == "devices" for p in shown)):
                 continue
             item = QTreeWidgetItem([page.title])
+            item.setToolTip(0, page.title)
             item.setData(0, Qt.ItemDataRole.UserRole, page.id)
             if page.colour:
                 item.setForeground(0, QBrush(QColor(page.colour)))
