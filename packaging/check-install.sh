@@ -21,6 +21,9 @@ for package, name in [("accelgui", "report.schema.json"),
                       ("accelgui.resources", "icons/accelgui.svg"),
                       ("accelgui.resources", "icons/accelgui-256.png"),
                       ("accelgui.resources", "translations/accelgui_zh_CN.qm"),
+                      ("accelgui.resources.desktop", "io.github.accelgui.Accelgui.desktop"),
+                      ("accelgui.resources.desktop", "io.github.accelgui.Accelgui.metainfo.xml"),
+                      ("accelgui.l10n.en", "app.json"), ("accelgui.l10n.zh", "app.json"),
                       ("accelgui.knowledge", "schema.json")]:
     assert files(package).joinpath(name).is_file(), (package, name)
 print("package data: ok")
