@@ -465,11 +465,15 @@ class MainWindow(QMainWindow):
         """The live view shows a recorded tree (--sysroot), not the machine the app runs on."""
         return self.options.sysroot not in (None, "", "/")
 
+    def _shows_recorded(self) -> bool:
+        """The report shown describes a recorded tree (the app's --sysroot or the report's own)."""
+        report = self.report
+        return self.recorded() or (report is not None and report.sysroot not in (None, "", "/"))
+
     def _update_title(self) -> None:
         # Qt adds the application display name ("… — accelgui"): the title names the machine only
         report = self.report
-        recorded = self.recorded() or (report is not None and report.sysroot not in (None, "", "/"))
-        if self.showing_live and not recorded and report is not None and report.platform.hostname:
+        if self.showing_live and not self._shows_recorded() and report is not None and report.platform.hostname:
             where = report.platform.hostname
         else:
             where = self.machine_label()
@@ -501,7 +505,7 @@ class MainWindow(QMainWindow):
                 parts.append(self.tr("no benchmark yet"))
         else:
             parts.append(self.tr("showing {file}").format(file=os.path.basename(self.opened_path or "")))
-        if self.recorded() or not self.showing_live:
+        if self._shows_recorded() or not self.showing_live:
             parts.insert(0, self.machine_label())
         return " · ".join(parts)
 

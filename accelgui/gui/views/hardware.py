@@ -307,8 +307,9 @@ def _device(i: int, dev: dict, lang: str) -> Page:
     readiness = dev.get("readiness") or "unknown"
     where = C.clean(dev.get("address"))
     where = where[5:] if where.startswith("0000:") else where          # the short PCI form
-    title = f"{kind[:1].upper() + kind[1:]} \u00b7 {C.clean(dev.get('name')) or C.label('unknown', lang)}" \
-        + (f" ({where})" if where else "")
+    kind = kind[:1].upper() + kind[1:]
+    title = f"{kind} {where} \u00b7 " if where else f"{kind} \u00b7 "
+    title += C.clean(dev.get("name")) or C.label("unknown", lang)
     return Page(f"device-{i}", title, groups, parent="devices",
                 colour=READINESS_COLOURS.get(readiness, READINESS_COLOURS["unknown"]))
 
@@ -425,7 +426,6 @@ class HardwareView(QWidget):
         self.nav.setHeaderHidden(True)
         self.nav.setRootIsDecorated(False)
         self.nav.setMinimumWidth(160)
-        self.nav.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # the bus address stays visible
         self.nav.currentItemChanged.connect(self._nav_changed)
         split.addWidget(self.nav)
         self.tree = QTreeWidget()
@@ -438,7 +438,7 @@ class HardwareView(QWidget):
         self.tree.setColumnWidth(0, 220)
         split.addWidget(self.tree)
         split.setStretchFactor(1, 1)
-        split.setSizes([220, 700])
+        split.setSizes([280, 640])
         layout.addWidget(split, 1)
         self.feedback = QLabel("")
         self.feedback.setTextFormat(Qt.TextFormat.PlainText)
