@@ -918,3 +918,19 @@ def test_tab_reaches_every_toolbar_button_and_skips_plain_text(qtbot):
     assert buttons and buttons <= set(seen)
     assert not [w for w in seen if isinstance(w, QLabel)]
     assert window.hardware.filter in seen and window.hardware.nav in seen and window.hardware.tree in seen
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_hardware_label_is_a_raw_field_name(lang):
+    """Every label on the Hardware pages is words: no report field name (snake_case) shows,
+    whatever the report holds (the DGX fixture has dozens of detail fields)."""
+    from accelgui.gui.views.hardware import hardware_pages
+
+    for report in (rich_report(), built_rich_report(), cpu_only_report()):
+        for page in hardware_pages(report, lang):
+            for group in page.groups:
+                assert "_" not in group.title
+                for row in group.rows:
+                    if row.key.startswith(("package ", "provider")):
+                        continue                         # package names are names, not fields
+                    assert "_" not in row.label, (page.title, row.label)

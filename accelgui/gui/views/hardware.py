@@ -314,11 +314,17 @@ def _device(i: int, dev: dict, lang: str) -> Page:
                 colour=READINESS_COLOURS.get(readiness, READINESS_COLOURS["unknown"]))
 
 
-def _versions(items: dict, lang: str) -> list[Row]:
+def _versions(items: dict, lang: str, named: bool = False) -> list[Row]:
+    """Name and version rows; ``named``: the names are the report's toolkit ids ("cuda_toolkit"),
+    shown by their product names ("CUDA Toolkit")."""
     rows = []
     for name, v in sorted((items or {}).items()):
         version = v.get("version") if isinstance(v, dict) else v
-        rows.append(Row(C.clean(name), C.clean(version) or C.label("unknown", lang), "package " + str(name)))
+        shown = C.clean(name)
+        if named:
+            id_ = "app.hw.toolkit." + str(name)
+            shown = l10n.tr(id_, lang) if id_ in l10n.catalogue("en") else field_label(str(name), lang)
+        rows.append(Row(shown, C.clean(version) or C.label("unknown", lang), "package " + str(name)))
     return rows
 
 
@@ -326,7 +332,7 @@ def _software(report, lang: str) -> Page:
     sw = report.software
     groups = []
     for key, items in (("packages", sw.packages), ("toolkits", sw.toolkits), ("compilers", sw.compilers)):
-        rows = _versions(items, lang)
+        rows = _versions(items, lang, named=key == "toolkits")
         groups.append(Group(_t("group." + key, lang), rows or [Row(C.label("none", lang), "", key)]))
     providers = [Row(C.clean(p), "", "provider") for p in sw.providers or []]
     groups.append(Group(_t("group.providers", lang), providers or [Row(C.label("none", lang), "", "providers")]))
