@@ -96,6 +96,7 @@ class Notice(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 6, 6, 6)
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.PlainText)   # paths and errors are data, not markup
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
@@ -322,6 +323,7 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         sb = self.statusBar()
         self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         sb.addWidget(self.status_label, 1)
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)
