@@ -137,7 +137,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
             rstat.append(r.status)
         sections.append(Table("routes", L("routes"),
                               [L("route"), L("verdict"), L("first_reason"), L("first_step")],
-                              rrows, status_col=1, status_keys=rstat, col_widths=[22, 11, 42, 25]))
+                              rrows, status_col=1, status_keys=rstat, col_widths=[22, 14, 40, 24]))
 
     sections.extend(estimate_sections(report.estimates, lang))
 
