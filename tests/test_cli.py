@@ -155,3 +155,12 @@ def test_report_with_output_but_no_format_is_a_usage_error(tmp_path, capsys):
     assert cli.main(["--report", src, "--output", str(tmp_path / "x")]) == cli.EXIT_USAGE
     assert "--format" in capsys.readouterr().err
     assert cli.main(["--report", str(tmp_path / "missing.json"), "--format", "text"]) == cli.EXIT_FAIL
+
+
+def test_theme_and_page_reach_the_app(monkeypatch):
+    from accelgui import cli
+
+    seen = {}
+    monkeypatch.setattr(cli, "gui_main", lambda argv: seen.setdefault("argv", argv) and 0)
+    assert cli.main(["--theme", "dark", "--page", "hardware", "--lang", "zh"]) == 0
+    assert seen["argv"] == ["--lang", "zh", "--theme", "dark", "--page", "hardware"]

@@ -934,3 +934,10 @@ def test_no_hardware_label_is_a_raw_field_name(lang):
                     if row.key.startswith(("package ", "provider")):
                         continue                         # package names are names, not fields
                     assert "_" not in row.label, (page.title, row.label)
+
+
+def test_an_unknown_page_is_refused(capsys):
+    from accelgui.gui.app import run_app
+
+    assert run_app(["--page", "nowhere"]) == 2
+    assert "--page nowhere: not a page" in capsys.readouterr().err

@@ -146,7 +146,11 @@ def run_app(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"accelgui: --report {args.report}: no such file\n")
         return 2
     from accelgui.gui import settings
+    from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
 
+    if args.page and args.page not in PAGES:
+        sys.stderr.write(f"accelgui: --page {args.page}: not a page ({', '.join(PAGES)})\n")
+        return 2
     theme = args.theme or settings.value("ui/theme", "system")
     theme = theme if theme in THEMES else "system"
     if args.theme:
@@ -156,12 +160,6 @@ def run_app(argv: list[str] | None = None) -> int:
     lang = i18n.normalize(lang)
     i18n.install(lang, app)
     page = args.page or settings.value("ui/page", "overview")
-
-    from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
-
-    if args.page and args.page not in PAGES:
-        sys.stderr.write(f"accelgui: --page {args.page}: not a page ({', '.join(PAGES)})\n")
-        return 2
     page = page if page in PAGES else PAGES[0]
 
     options = AppOptions(sysroot=os.path.abspath(args.sysroot) if args.sysroot != "/" else "/",
