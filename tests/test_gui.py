@@ -333,7 +333,7 @@ def test_language_switch_shows_chinese_throughout(qtbot):
     detail = texts(window.routes)
     assert "检查驱动并安装 GPU 框架" in detail   # step title in Chinese
     assert "学习路径" in detail
-    assert window.act_quick.text() == "运行基准测试（快速）"
+    assert window.act_quick.text() == "运行基准测试（快速）(&R)"      # with its mnemonic
     window.set_language("en")
     settle(qtbot, window)
     assert window.sidebar.item(0).text() == "Overview"

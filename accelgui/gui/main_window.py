@@ -357,24 +357,24 @@ class MainWindow(QMainWindow):
         for i, page in enumerate(PAGES):
             self.sidebar.item(i).setText(names[page])
             self.act_pages[i].setText(names[page])
-        self.act_quick.setText(self.tr("Run benchmark (quick)"))
+        self.act_quick.setText(self.tr("&Run benchmark (quick)"))
         self.act_quick.setToolTip(self.tr("Measure this machine: memory bandwidth, FLOPS, caches (Ctrl+B)"))
-        self.act_full.setText(self.tr("Run full benchmark"))
+        self.act_full.setText(self.tr("Run &full benchmark"))
         self.act_full.setToolTip(self.tr("A longer, more precise run with the cache sweep (Ctrl+Shift+B)"))
         if self.recorded():
             for act in (self.act_quick, self.act_full):
                 act.setEnabled(False)
                 act.setToolTip(self.benchmark_refusal())
-        self.act_cancel.setText(self.tr("Cancel"))
+        self.act_cancel.setText(self.tr("&Cancel"))
         self.act_cancel.setToolTip(self.tr("Stop the running benchmark (Esc)"))
-        self.act_export.setText(self.tr("Export…"))
+        self.act_export.setText(self.tr("&Export…"))
         self.act_export.setToolTip(self.tr("Save the report as JSON, Markdown, HTML, PDF… (Ctrl+E)"))
-        self.act_open.setText(self.tr("Open report…"))
+        self.act_open.setText(self.tr("&Open report…"))
         self.act_open.setToolTip(self.tr("Show a saved report, e.g. from another machine (Ctrl+O)"))
-        self.act_reprobe.setText(self.tr("Probe again"))
+        self.act_reprobe.setText(self.tr("&Probe again"))
         self.act_reprobe.setToolTip(self.tr("Probe this machine again (F5)"))
-        self.act_about.setText(self.tr("About"))
-        self.act_quit.setText(self.tr("Quit"))
+        self.act_about.setText(self.tr("&About"))
+        self.act_quit.setText(self.tr("&Quit"))
         self.menu_file.setTitle(self.tr("&File"))
         self.menu_bench.setTitle(self.tr("&Benchmark"))
         self.menu_view.setTitle(self.tr("&View"))
@@ -811,7 +811,8 @@ class MainWindow(QMainWindow):
         def key(act: QAction) -> str:
             return act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
 
-        shortcuts = [self.tr("{key}: {action}").format(key=key(act), action=act.text()) for act in (
+        shortcuts = [self.tr("{key}: {action}").format(key=key(act), action=act.text().replace("&", ""))
+                     for act in (
             self.act_quick, self.act_full, self.act_cancel, self.act_open, self.act_export,
             self.act_reprobe, self.act_about)]
         shortcuts.append(self.tr("{first} … {last}: go to a page").format(

@@ -824,6 +824,38 @@ all cores</source>
         <source>Project: {url}</source>
         <translation>项目主页：{url}</translation>
     </message>
+    <message>
+        <source>&amp;Run benchmark (quick)</source>
+        <translation>运行基准测试（快速）(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Run &amp;full benchmark</source>
+        <translation>运行完整基准测试(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Open report…</source>
+        <translation>打开报告(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Probe again</source>
+        <translation>重新检测(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
 </context>
 <context>
     <name>OverviewView</name>
