@@ -464,7 +464,7 @@ def test_open_a_saved_report_and_go_back_to_this_machine(qtbot, tmp_path):
     window.open_report_file(path)
     qtbot.waitUntil(lambda: not window.showing_live, timeout=20000)
     overview = texts(show(window, "overview"))
-    assert "Report from lab-laptop-07" in overview
+    assert "Report from lab-laptop-07" in overview and "Opened report: other.json" in overview
     assert "NVIDIA GeForce RTX 4070 Laptop GPU" in overview
     assert "other.json" in window.windowTitle()
     assert "showing other.json" in window.status_text()

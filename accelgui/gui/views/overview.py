@@ -117,8 +117,9 @@ class OverviewView(QWidget):
                 sub += " · " + self.tr("recorded tree {path}").format(path=report.sysroot)
         else:
             host = report.platform.hostname or self.tr("another machine")
-            title = self.tr("Report from {host}").format(host=host)
-            sub = self.tr("Opened from {path} · created {when} · accelgui {version}").format(
+            title = source_text(report, state.lang, state.source, live=False)   # "Opened report: <file>"
+            sub = self.tr("Report from {host}").format(host=host) + " · " + \
+                self.tr("Opened from {path} · created {when} · accelgui {version}").format(
                 path=state.source or "?", when=_short_time(report.created),
                 version=report.accelgui_version)
         self._body.addWidget(heading(title, 6))
