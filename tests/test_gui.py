@@ -941,3 +941,29 @@ def test_an_unknown_page_is_refused(capsys):
 
     assert run_app(["--page", "nowhere"]) == 2
     assert "--page nowhere: not a page" in capsys.readouterr().err
+
+
+def test_ladder_is_drawn_from_device_ladder_with_the_fix_at_the_first_failing_step():
+    from accelgui.gui.views.hardware import ladder, ladder_rows
+
+    dev = {"readiness": "no-access", "readiness_reason": "no access to /dev/accel0",
+           "fix": "Add yourself to the render group", "ladder": [
+               {"step": "present", "ok": True, "detail": None, "detail_msg": None},
+               {"step": "driver", "ok": True, "detail": "intel_vpu", "detail_msg": None},
+               {"step": "node", "ok": True, "detail": "/dev/accel/accel0", "detail_msg": None},
+               {"step": "access", "ok": False, "detail": "denied",
+                "detail_msg": l10n.msg("common.unknown")},
+               {"step": "runtime", "ok": None, "detail": None, "detail_msg": None}]}
+    rows = ladder_rows(dev, "en")
+    labels = [r.label.strip() for r in rows]
+    assert labels == ["1. Device present", "2. Driver bound", "3. Device node", "4. Access allowed",
+                      "Fix", "5. Runtime found"]
+    assert "no access to /dev/accel0" in rows[3].value and rows[4].value == dev["fix"]
+    assert "intel_vpu" in rows[1].value and "not checked" in rows[5].value
+    # an older report: the ladder follows from readiness and readiness_checks
+    old = ladder({"readiness": "runtime-missing", "details": {"readiness_checks": {
+        "driver": "ok", "device_node": "ok", "access": "ok", "runtime": "missing"}}})
+    assert [s["ok"] for s in old] == [True, True, True, True, False]
+    assert [s["ok"] for s in ladder({"readiness": "driver-missing"})] == [True, False, None, None, None]
+    zh = ladder_rows(dict(dev, fix_zh="把自己加入 render 组"), "zh")
+    assert zh[4].value == "把自己加入 render 组"

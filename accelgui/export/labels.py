@@ -9,12 +9,15 @@ from accelgui import l10n
 LANGS = l10n.LANGUAGES
 
 
+def known(id_: str, lang: str, fallback, **fmt):
+    """The catalogue text ``id_`` in ``lang`` when the catalogue has that id, else ``fallback``
+    (an open vocabulary: field names, toolkit ids, probe names the catalogue may not know)."""
+    return l10n.tr(id_, lang, **fmt) if id_ in l10n.catalogue("en") else fallback
+
+
 def label(key: str, lang: str = "en", **fmt) -> str:
     """The label ``key`` (``app.label.<key>``) in ``lang``; an unknown key is returned as it is."""
-    id_ = "app.label." + key
-    if id_ not in l10n.catalogue("en"):
-        return key
-    return l10n.tr(id_, lang, **fmt)
+    return known("app.label." + key, lang, key, **fmt)
 
 
 def word(value, lang: str = "en") -> str:
@@ -23,10 +26,7 @@ def word(value, lang: str = "en") -> str:
 
     if value is None:
         return label("unknown", lang)
-    id_ = "app.word." + str(value).replace(" ", "_")
-    if id_ in l10n.catalogue("en"):
-        return l10n.tr(id_, lang)
-    return clean(value)
+    return known("app.word." + str(value).replace(" ", "_"), lang, None) or clean(value)
 
 
 def html_lang(lang: str) -> str:

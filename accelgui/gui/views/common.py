@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QFrame, QLabel, QLayout, QScrollArea, QSizePolicy
 
 from accelgui import l10n
 from accelgui.export import common as export_common
+from accelgui.export.labels import known
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,7 @@ def check_value_text(value: Any, lang: str) -> str:
     """A readiness check's value ("ok", "missing", "not checked", ...) in ``lang``; a value
     outside that vocabulary is shown as it is."""
     text = "" if value is None else str(value)
-    id_ = "app.hw.check." + text.replace(" ", "_")
-    return l10n.tr(id_, lang) if id_ in l10n.catalogue("en") else text
+    return known("app.hw.check." + text.replace(" ", "_"), lang, text)
 
 
 def fmt_bytes(n: Any) -> str:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
 
 from accelgui import l10n
 from accelgui.export import common as C
+from accelgui.export.labels import known
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, probe_message,
                                        source_text)
@@ -68,9 +69,9 @@ def _t(key: str, lang: str, **params) -> str:
 def field_label(key: str, lang: str) -> str:
     """A report field's label in ``lang``: the catalogue's, else the name in words without its
     unit suffix ("memory_cap_bytes" -> "Memory cap"); the unit goes into the value."""
-    id_ = "app.hw." + key
-    if id_ in l10n.catalogue("en"):
-        return l10n.tr(id_, lang)
+    text = known("app.hw." + key, lang, None)
+    if text is not None:
+        return text
     base = key
     for suffix in _UNIT_SUFFIXES:
         if base.endswith(suffix) and len(base) > len(suffix):
@@ -98,8 +99,7 @@ def value_text(key: str, value, lang: str) -> str:
     if key in ("vendor", "bus") and isinstance(value, str):
         return VENDOR_NAMES.get(value.lower(), C.clean(value))
     if key.endswith("_source") and isinstance(value, str):
-        id_ = "app.hw.source." + value
-        return l10n.tr(id_, lang) if id_ in l10n.catalogue("en") else C.clean(value)
+        return known("app.hw.source." + value, lang, C.clean(value))
     return C.fmt_value(key, value, lang)
 
 
@@ -322,8 +322,7 @@ def _versions(items: dict, lang: str, named: bool = False) -> list[Row]:
         version = v.get("version") if isinstance(v, dict) else v
         shown = C.clean(name)
         if named:
-            id_ = "app.hw.toolkit." + str(name)
-            shown = l10n.tr(id_, lang) if id_ in l10n.catalogue("en") else field_label(str(name), lang)
+            shown = known("app.hw.toolkit." + str(name), lang, None) or field_label(str(name), lang)
         rows.append(Row(shown, C.clean(version) or C.label("unknown", lang), "package " + str(name)))
     return rows
 
@@ -341,8 +340,7 @@ def _software(report, lang: str) -> Page:
 
 def probe_label(name, lang: str) -> str:
     """A probe's name in words ("pci" -> "PCI bus"); a probe the catalogue lacks by its name."""
-    id_ = "app.hw.probe." + str(name)
-    return l10n.tr(id_, lang) if id_ in l10n.catalogue("en") else field_label(str(name), lang)
+    return known("app.hw.probe." + str(name), lang, None) or field_label(str(name), lang)
 
 
 def _probes(report, lang: str) -> Page:
