@@ -967,3 +967,16 @@ def test_ladder_is_drawn_from_device_ladder_with_the_fix_at_the_first_failing_st
     assert [s["ok"] for s in ladder({"readiness": "driver-missing"})] == [True, False, None, None, None]
     zh = ladder_rows(dict(dev, fix_zh="把自己加入 render 组"), "zh")
     assert zh[4].value == "把自己加入 render 组"
+
+
+def test_a_device_page_shows_its_fix_in_full(qtbot):
+    from accelgui.gui.workers import probe_machine
+
+    report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
+    window = make_window(qtbot, report)
+    hardware = show(window, "hardware")
+    hardware.show_page("device-0")
+    assert not hardware.fix_panel.isHidden()
+    assert hardware.fix_panel.text() == "Fix: " + report.devices[0].fix
+    hardware.show_page("summary")
+    assert hardware.fix_panel.isHidden()

@@ -573,6 +573,10 @@ all cores</source>
         <source>{source} · {ok} of {n} probes answered</source>
         <translation>{source} · {n} 项探测中 {ok} 项有结果</translation>
     </message>
+    <message>
+        <source>Fix: {fix}</source>
+        <translation>解决办法：{fix}</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

@@ -21,7 +21,7 @@ from accelgui import l10n
 from accelgui.export import common as C
 from accelgui.export.labels import known
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
-                                       check_value_text, heading, muted, probe_message,
+                                       check_value_text, heading, muted, para, probe_message,
                                        source_text)
 
 LADDER_STEPS = ("present", "driver", "node", "access", "runtime")
@@ -444,6 +444,11 @@ class HardwareView(QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([280, 640])
         layout.addWidget(split, 1)
+        # the shown device's reason and fix in full (the tree elides long values)
+        self.fix_panel = para("")
+        self.fix_panel.setObjectName("fix")
+        self.fix_panel.hide()
+        layout.addWidget(self.fix_panel)
         self.feedback = QLabel("")
         self.feedback.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.feedback)
@@ -527,6 +532,7 @@ class HardwareView(QWidget):
                 filtering = True
             else:
                 pages = [page] if page is not None else shown[:1]
+        fixes: list[str] = []
         for page in pages:
             holder = None
             if filtering:
@@ -541,12 +547,17 @@ class HardwareView(QWidget):
                 else:
                     self.tree.addTopLevelItem(item)
                 for row in group.rows:
+                    if row.key == "fix":
+                        fixes.append(row.value)
                     child = QTreeWidgetItem([row.label, row.value])
                     child.setToolTip(1, row.value)
                     if row.colour:
                         child.setForeground(1, QBrush(QColor(row.colour)))
                     item.addChild(child)
         self.tree.expandAll()
+        shown_fix = len(pages) == 1 and len(fixes) == 1
+        self.fix_panel.setText(self.tr("Fix: {fix}").format(fix=fixes[0]) if shown_fix else "")
+        self.fix_panel.setVisible(shown_fix)
 
     @staticmethod
     def _bold(item: QTreeWidgetItem) -> None:
