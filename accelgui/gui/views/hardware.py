@@ -301,7 +301,11 @@ def _device(i: int, dev: dict, lang: str) -> Page:
                         ("group.capability", capability)):
         if rows:
             groups.append(Group(_t(title, lang), rows))
-    groups.append(Group(_t("group.ladder", lang), ladder_rows(dev, lang)))
+    steps = Group(_t("group.ladder", lang), ladder_rows(dev, lang))
+    if (dev.get("readiness") or "unknown") == "ready":
+        groups.append(steps)
+    else:                                     # what stops the device first, then its facts
+        groups.insert(1, steps)
     if other:
         groups.append(Group(_t("group.other", lang), other))
     readiness = dev.get("readiness") or "unknown"
