@@ -44,6 +44,22 @@ def _tok(v) -> str:
     return f"{fmt_num(v)} tok/s" if num(v) is not None else ""
 
 
+def _grid(rows: list[dict], column: str, cell) -> tuple[list[str], list[list[str]]]:
+    """A model-size x ``column`` grid (quantisation, fine-tuning method): the column names in
+    first-seen order and one row per model size, each cell ``cell(row)``."""
+    cols: list[str] = []
+    sizes: list[str] = []
+    cells: dict[tuple, str] = {}
+    for r in rows:
+        col, size = clean(r.get(column)), clean(r.get("size") or r.get("params_b"))
+        if col not in cols:
+            cols.append(col)
+        if size not in sizes:
+            sizes.append(size)
+        cells[(size, col)] = cell(r)
+    return cols, [[sz] + [cells.get((sz, c), "") for c in cols] for sz in sizes]
+
+
 def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
     """Sections for the advisor's estimates: its summary lines, then per device an LLM-fit
     table (model size x quantisation) and a fine-tuning table, then the formulas; anything of
@@ -73,46 +89,28 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
             if dev.get(key) is not None:
                 facts.append(f"{fmt_value(key, dev[key], lang)}"
                              + (f" ({clean(dev.get(src))})" if dev.get(src) else ""))
-        llm = [r for r in dev.get("llm") or [] if isinstance(r, dict)]
-        quants: list[str] = []
-        sizes: list[str] = []
-        cells: dict[tuple, str] = {}
-        for r in llm:
-            q, size = clean(r.get("quant")), clean(r.get("size") or r.get("params_b"))
-            if q not in quants:
-                quants.append(q)
-            if size not in sizes:
-                sizes.append(size)
-            if r.get("fits"):
-                text = L("fits")
-                if r.get("total_bytes") is not None:
-                    text += f", {fmt_bytes(r['total_bytes'], lang)}"
-                if num(r.get("decode_tokens_per_s")) is not None:
-                    text += f", {_tok(r['decode_tokens_per_s'])}"
-            else:
-                text = L("too_big") + (f" ({fmt_bytes(r['total_bytes'], lang)})"
+        def llm_cell(r):
+            if not r.get("fits"):
+                return L("too_big") + (f" ({fmt_bytes(r['total_bytes'], lang)})"
                                        if r.get("total_bytes") is not None else "")
-            cells[(size, q)] = text
+            text = L("fits")
+            if r.get("total_bytes") is not None:
+                text += f", {fmt_bytes(r['total_bytes'], lang)}"
+            if num(r.get("decode_tokens_per_s")) is not None:
+                text += f", {_tok(r['decode_tokens_per_s'])}"
+            return text
+
+        llm = [r for r in dev.get("llm") or [] if isinstance(r, dict)]
         if llm:
+            quants, rows = _grid(llm, "quant", llm_cell)
             out.append(Table("estimates_llm", f"{name}: {L('llm_fit')}", [L("model_size")] + quants,
-                             [[sz] + [cells.get((sz, q), "") for q in quants] for sz in sizes],
-                             note="; ".join(facts) or None, level=3))
+                             rows, note="; ".join(facts) or None, level=3))
         ft = [r for r in dev.get("finetune") or [] if isinstance(r, dict)]
         if ft:
-            methods: list[str] = []
-            fsizes: list[str] = []
-            fcells: dict[tuple, str] = {}
-            for r in ft:
-                meth, size = clean(r.get("method")), clean(r.get("size") or r.get("params_b"))
-                if meth not in methods:
-                    methods.append(meth)
-                if size not in fsizes:
-                    fsizes.append(size)
-                fcells[(size, meth)] = (L("fits") if r.get("fits") else L("too_big")) + \
-                    (f", {fmt_bytes(r['bytes'], lang)}" if r.get("bytes") is not None else "")
+            methods, rows = _grid(ft, "method", lambda r: (L("fits") if r.get("fits") else L("too_big")) + (
+                f", {fmt_bytes(r['bytes'], lang)}" if r.get("bytes") is not None else ""))
             out.append(Table("estimates_finetune", f"{name}: {L('finetune')}", [L("model_size")] + methods,
-                             [[sz] + [fcells.get((sz, m), "") for m in methods] for sz in fsizes],
-                             level=3))
+                             rows, level=3))
     formulas = estimates.get("formulas")
     if isinstance(formulas, dict) and formulas:
         out.append(Table("estimates_formulas", L("formulas"), None,
