@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                "accelgui --compare old.json new.json")
     mode = p.add_argument_group("what to do")
     mode.add_argument("--probe", action="store_true", help="probe this machine and print a report")
-    mode.add_argument("--report", metavar="FILE", help="open a saved report in the app")
+    mode.add_argument("--report", metavar="FILE",
+                      help="open a saved report in the app; with --format, render it (to --output)")
     mode.add_argument("--routes", action="store_true", help="print the learning routes catalogue")
     mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
                       help="show what differs between two saved reports")
@@ -69,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print the dated fact tables (or one), this machine's rows marked")
     mode.add_argument("--verify", metavar="STEP", action="append", default=[],
                       help="run a learning step's check and record the evidence (repeatable)")
+    mode.add_argument("--install-desktop", action="store_true",
+                      help="install the desktop entry, AppStream metainfo and icons for this user "
+                           "($XDG_DATA_HOME or ~/.local/share)")
+    mode.add_argument("--uninstall-desktop", action="store_true",
+                      help="remove what --install-desktop installed")
     mode.add_argument("--version", action="version", version=f"accelgui {__version__}")
     opt = p.add_argument_group("settings")
     opt.add_argument("--format", choices=FORMATS, default=None,
@@ -109,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--interval", type=float, default=1.0, metavar="S",
                      help="seconds between samples for --monitor / --serve-metrics (default 1)")
     opt.add_argument("--count", type=int, default=None, metavar="N", help="--monitor: stop after N samples")
+    opt.add_argument("--system", action="store_true",
+                     help="with --install-desktop/--uninstall-desktop: for every user, in /usr/local/share (root)")
+    app = p.add_argument_group("app")
+    app.add_argument("--theme", choices=("system", "light", "dark"), default=None,
+                     help="colour theme of the app (default: the last one chosen)")
+    app.add_argument("--page", metavar="NAME", default=None,
+                     help="page the app opens on: overview, hardware, benchmarks, monitor, routes, reference, reports")
     return p
 
 
@@ -230,6 +243,34 @@ def cmd_probe(args) -> int:
     return EXIT_OK
 
 
+def cmd_render_report(args) -> int:
+    """``--report FILE --format F``: a saved report rendered in any export format."""
+    from accelgui.export import render
+    from accelgui.report import load_report
+
+    report = load_report(args.report)
+    if args.redact:
+        from accelgui.redact import redact
+
+        report = redact(report)
+    _emit(render(report, args.format, lang=_lang(args)), args.output)
+    return EXIT_OK
+
+
+def cmd_desktop(args) -> int:
+    from accelgui.desktop import install, uninstall
+
+    if args.system and hasattr(os, "geteuid") and os.geteuid() != 0:
+        raise UsageError("--system installs into /usr/local/share: run it as root")
+    done = (install if args.install_desktop else uninstall)(system=args.system)
+    verb = "installed" if args.install_desktop else "removed"
+    for path in done:
+        print(f"{verb}: {path}")
+    if not done:
+        print("nothing to remove" if args.uninstall_desktop else "nothing installed")
+    return EXIT_OK
+
+
 def cmd_routes(args) -> int:
     from accelgui.routes_cli import print_routes
 
@@ -302,19 +343,73 @@ def cmd_record_tree(args) -> int:
     return EXIT_OK
 
 
-def has_display() -> bool:
+def _connects(address, family) -> bool:
+    import socket
+
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.settimeout(1.0)
+            sock.connect(address)
+        return True
+    except OSError:
+        return False
+
+
+def x_display_reachable(display: str) -> bool:
+    """Whether an X server answers at ``display`` (":0", "unix:1.0", "host:10.0",
+    "/tmp/launch-x/org.xquartz:0"): its Unix socket (file or Linux abstract), or TCP 6000+N.
+    Checked before Qt starts, because Qt's xcb plugin aborts the process when it cannot connect."""
+    import socket
+
+    host, _, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not number.isdigit():
+        return False
+    if host.startswith("/"):                     # a socket path (XQuartz launchd)
+        return _connects(display, socket.AF_UNIX)
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        return _connects(path, socket.AF_UNIX) or (
+            sys.platform == "linux" and _connects("\0" + path, socket.AF_UNIX))
+    return _connects((host, 6000 + int(number)), socket.AF_INET)
+
+
+def wayland_reachable(name: str) -> bool:
+    import socket
+
+    path = name if name.startswith("/") else os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "", name)
+    return _connects(path, socket.AF_UNIX)
+
+
+def display_problem() -> str | None:
+    """Why the app cannot open a window here (None: it can)."""
     if sys.platform != "linux":
-        return True
-    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in ("offscreen", "minimal", "vnc", "eglfs", "linuxfb"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        return None
+    platform_name = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0].split(";")[0]
+    if platform_name in ("offscreen", "minimal", "vnc", "eglfs", "linuxfb"):
+        return None
+    display, wayland = os.environ.get("DISPLAY"), os.environ.get("WAYLAND_DISPLAY")
+    if platform_name not in ("", "xcb") and not platform_name.startswith("wayland"):
+        return None                                # another platform plugin: Qt checks it
+    if not display and not wayland:
+        return "no display found (DISPLAY and WAYLAND_DISPLAY are unset)"
+    if platform_name != "xcb" and wayland and wayland_reachable(wayland):
+        return None
+    if platform_name.startswith("wayland"):
+        return f"the Wayland display WAYLAND_DISPLAY={wayland or ''} does not answer"
+    if display and x_display_reachable(display):
+        return None
+    if display:
+        return f"no X server answers at DISPLAY={display}"
+    return f"the Wayland display WAYLAND_DISPLAY={wayland} does not answer"
 
 
 def gui_main(argv: list[str] | None = None) -> int:
-    if not has_display():
+    problem = display_problem()
+    if problem:
         sys.stderr.write(
-            "accelgui: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the app "
-            "cannot open a window.\nUse the headless probe instead:\n"
+            f"accelgui: {problem}, so the app cannot open a window.\n"
+            "Check that the desktop session is running (or start Xvfb), or use the headless probe:\n"
             "  accelgui --probe --format text      # human summary\n"
             "  accelgui --probe > report.json      # JSON report\n"
             "  accelgui --help                     # all options\n")
@@ -353,6 +448,14 @@ def main(argv: list[str] | None = None) -> int:
 
             run = monitor_cli.cmd_monitor if args.monitor else monitor_cli.serve_metrics
             return run(args, lang=_lang(args))
+        if args.install_desktop or args.uninstall_desktop:
+            return cmd_desktop(args)
+        if args.report and args.format:
+            return cmd_render_report(args)
+        if args.output or args.redact:
+            if args.report:
+                raise UsageError("--report FILE with --output or --redact needs --format "
+                                 "(e.g. --report r.json --format html --output r.html)")
         if args.bench or args.format or args.output:
             raise UsageError("these options go with --probe (e.g. accelgui --probe --format text)")
         gui_args = ["--sysroot", _check_sysroot(args.sysroot)] if args.sysroot != "/" else []
@@ -362,6 +465,10 @@ def main(argv: list[str] | None = None) -> int:
             gui_args += ["--knowledge", args.knowledge]
         if args.lang:
             gui_args += ["--lang", args.lang]
+        if args.theme:
+            gui_args += ["--theme", args.theme]
+        if args.page:
+            gui_args += ["--page", args.page]
         return gui_main(gui_args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)

@@ -160,7 +160,7 @@ def format_side(change: dict, side: str, lang: str) -> str:
 def _what(change: dict, lang: str) -> str:
     text = C.label(change["change"], lang)
     if change["pct_change"] is not None:
-        text += f" {change['pct_change']:+.1f} %"
+        text += f" {C.fmt_change(change['pct_change'])}"
     return text
 
 
@@ -196,7 +196,7 @@ def render(changes: list[dict], meta_a: dict, meta_b: dict, fmt: str = "text", l
                 out.append(f"[{section}]")
             mark = {"added": "+", "removed": "-", "changed": "~"}[c["change"]]
             if c["change"] == "changed":
-                pct = f" ({c['pct_change']:+.1f} %)" if c["pct_change"] is not None else ""
+                pct = f" ({C.fmt_change(c['pct_change'])})" if c["pct_change"] is not None else ""
                 out.append(f"  {mark} {row[1]}: {row[2]} -> {row[3]}{pct}")
             else:
                 out.append(f"  {mark} {row[1]}: {row[3] or row[2]} ({L(c['change'])})")

@@ -12,30 +12,14 @@ import json
 import sys
 from typing import TextIO
 
-LABELS = {
-    "en": {
-        "routes": "Learning routes", "scenarios": "Scenarios", "tools": "Tools",
-        "requirements": "Requirements", "required": "required", "recommended": "recommended",
-        "fallback": "if unmet", "steps": "Steps", "hours": "h", "after": "after",
-        "verify": "Check", "resources": "Resources", "corrections": "Corrections to the source articles",
-        "said": "said", "correct": "correct", "facts": "Dated facts", "errors": "Knowledge errors",
-        "beginner": "beginner", "intermediate": "intermediate", "advanced": "advanced",
-        "as_of": "as of", "total": "total",
-    },
-    "zh": {
-        "routes": "学习路线", "scenarios": "适用场景", "tools": "工具", "requirements": "硬件与软件要求",
-        "required": "必需", "recommended": "建议", "fallback": "不满足时", "steps": "步骤",
-        "hours": "小时", "after": "先修", "verify": "自检", "resources": "资料",
-        "corrections": "对原文的更正", "said": "原文", "correct": "更正", "facts": "有时效的事实",
-        "errors": "知识库错误", "beginner": "入门", "intermediate": "进阶", "advanced": "高级",
-        "as_of": "截至", "total": "合计",
-    },
-}
 
-FALLBACK_NAMES = {
-    "en": {"cloud": "cloud", "emulation": "emulation", "simulation": "simulation", "none": "none"},
-    "zh": {"cloud": "云端", "emulation": "模拟运行", "simulation": "仿真", "none": "无替代"},
-}
+
+def _labels(lang: str) -> dict:
+    """The catalogue's ``app.routes.*`` words in ``lang``, by their short key."""
+    from accelgui import l10n
+
+    return {id_[len("app.routes."):]: l10n.tr(id_, lang) for id_ in l10n.catalogue("en")
+            if id_.startswith("app.routes.") and id_ != "app.routes.head"}
 
 
 def _is_text(obj) -> bool:
@@ -76,7 +60,9 @@ def catalogue(lang: str = "en", override_dir: str | None = None) -> dict:
 
 
 def print_routes(lang: str, fmt: str, override_dir: str | None, out: TextIO) -> int:
-    lang = lang if lang in LABELS else "en"
+    from accelgui import l10n
+
+    lang = l10n.lang_code(lang)
     doc = catalogue(lang, override_dir)
     if fmt == "json":
         json.dump(doc, out, ensure_ascii=False, indent=2)
@@ -98,19 +84,15 @@ def _inert(text: str) -> str:
 
 def render_text(doc: dict) -> str:
     lang = doc["lang"]
-    L = LABELS[lang]
-    fb = FALLBACK_NAMES[lang]
-    from accelgui.l10n import tr as msg_tr
+    from accelgui import l10n
 
+    L = _labels(lang)
     lines: list[str] = [f"{L['routes']} ({len(doc['routes'])})",
-                        msg_tr("knowledge.progress.legend", lang), ""]
+                        l10n.tr("knowledge.progress.legend", lang), ""]
     for n, route in enumerate(doc["routes"], 1):
         steps = route.get("steps", [])
         total = sum(s.get("hours") or 0 for s in steps)
-        if lang == "zh":
-            head = f"{len(steps)} 个步骤，合计约 {_num(total)} 小时"
-        else:
-            head = f"{len(steps)} steps, about {_num(total)} h in total"
+        head = l10n.tr("app.routes.head", lang, n=len(steps), hours=_num(total))
         lines.append(f"{n}. {route['title']} [{route['id']}] - {head}")
         lines.append(f"   {route['summary']}")
         if route.get("scenarios"):
@@ -121,7 +103,7 @@ def render_text(doc: dict) -> str:
             lines.append(f"   {L['requirements']}:")
             for req in route["requirements"]:
                 lines.append(f"     - ({L[req['level']]}) {req['label']} "
-                             f"[{L['fallback']}: {fb.get(req['fallback'], req['fallback'])}]")
+                             f"[{L['fallback']}: {L.get('fallback.' + str(req['fallback']), req['fallback'])}]")
         lines.append(f"   {L['steps']}:")
         for i, step in enumerate(steps, 1):
             mark = {"verified": "[v] ", "ticked": "[x] "}.get(step.get("progress"), "")
@@ -136,9 +118,9 @@ def render_text(doc: dict) -> str:
                 lines.append(f"        - {res['title']}: {_url(res, lang)}")
         if route.get("capstone"):
             cap = route["capstone"]
-            lines.append("   " + msg_tr("knowledge.routes.capstone", lang, title=cap["title"]))
+            lines.append("   " + l10n.tr("knowledge.routes.capstone", lang, title=cap["title"]))
             lines.append(f"     {cap['summary']}")
-            lines.append("     " + msg_tr("knowledge.routes.deliverable", lang, text=cap["deliverable"]))
+            lines.append("     " + l10n.tr("knowledge.routes.deliverable", lang, text=cap["deliverable"]))
             for res in cap.get("resources", []):
                 lines.append(f"     - {res['title']}: {_url(res, lang)}")
         if route.get("corrections"):

@@ -21,6 +21,9 @@ for package, name in [("accelgui", "report.schema.json"),
                       ("accelgui.resources", "icons/accelgui.svg"),
                       ("accelgui.resources", "icons/accelgui-256.png"),
                       ("accelgui.resources", "translations/accelgui_zh_CN.qm"),
+                      ("accelgui.resources.desktop", "io.github.accelgui.Accelgui.desktop"),
+                      ("accelgui.resources.desktop", "io.github.accelgui.Accelgui.metainfo.xml"),
+                      ("accelgui.l10n.en", "app.json"), ("accelgui.l10n.zh", "app.json"),
                       ("accelgui.knowledge", "schema.json")]:
     assert files(package).joinpath(name).is_file(), (package, name)
 print("package data: ok")
@@ -28,8 +31,8 @@ PY
 QT_QPA_PLATFORM=offscreen "$work/venv/bin/python" -c \
   'from accelgui.gui.app import create_app; from accelgui.gui.main_window import MainWindow; print("gui imports: ok")'
 if command -v desktop-file-validate >/dev/null; then
-  desktop-file-validate "$here/packaging/io.github.accelgui.Accelgui.desktop" && echo "desktop entry: ok"
+  desktop-file-validate "$here/resources/desktop/io.github.accelgui.Accelgui.desktop" && echo "desktop entry: ok"
 fi
 if command -v appstreamcli >/dev/null; then
-  appstreamcli validate --no-net "$here/packaging/io.github.accelgui.Accelgui.metainfo.xml"
+  appstreamcli validate --no-net "$here/resources/desktop/io.github.accelgui.Accelgui.metainfo.xml"
 fi

@@ -19,6 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 _SESSION_DATA = tempfile.mkdtemp(prefix="accelgui-test-data-")
 os.environ["ACCELGUI_DATA_DIR"] = os.path.join(_SESSION_DATA, "accelgui")
+os.environ["ACCELGUI_CONFIG_DIR"] = os.path.join(_SESSION_DATA, "config")   # the app's settings
 os.environ.pop("ACCELGUI_KNOWLEDGE_DIR", None)
 for _var in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
     os.environ.pop(_var, None)
@@ -34,4 +35,5 @@ def _isolated_user_state(tmp_path_factory, monkeypatch):
     """A fresh, not yet created progress dir per test; no inherited knowledge overrides."""
     monkeypatch.setenv("ACCELGUI_DATA_DIR",
                        str(tmp_path_factory.mktemp("user-data") / "accelgui"))
+    monkeypatch.setenv("ACCELGUI_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
     monkeypatch.delenv("ACCELGUI_KNOWLEDGE_DIR", raising=False)

@@ -98,3 +98,69 @@ def test_no_display_explains_the_headless_probe():
                          env=env, timeout=60)
     assert out.returncode == 1
     assert "no display" in out.stderr and "accelgui --probe" in out.stderr
+
+
+def test_a_dead_x_display_is_refused_before_qt_starts(tmp_path):
+    """DISPLAY names a server that is not there: a clear message and exit 1, not Qt's abort."""
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["DISPLAY"] = ":987"
+    out = subprocess.run([sys.executable, "-m", "accelgui"], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 1, out.stderr
+    assert "no X server answers at DISPLAY=:987" in out.stderr and "xcb" not in out.stderr
+
+
+def test_display_check_connects_to_the_x_socket(tmp_path, monkeypatch):
+    import socket
+
+    from accelgui import cli
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    path = tmp_path / "org.xquartz:0"                 # a socket-path display names the socket itself
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        assert cli.x_display_reachable(str(path)) is True
+        assert cli.x_display_reachable("nonsense") is False
+        monkeypatch.setenv("DISPLAY", str(path))
+        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+        monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+        assert cli.display_problem() is None
+        monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+        monkeypatch.setenv("DISPLAY", ":987")
+        assert cli.display_problem() is None
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "markdown", "html", "pdf", "prometheus", "nfd"])
+def test_a_saved_report_renders_in_every_format(tmp_path, fmt):
+    from accelgui import cli
+
+    if fmt == "pdf":
+        pytest.importorskip("PySide6")
+    src = os.path.join(os.path.dirname(__file__), "fixtures", "reports", "rich.json")
+    out = tmp_path / f"r.{fmt}"
+    assert cli.main(["--report", src, "--format", fmt, "--output", str(out), "--redact"]) == 0
+    data = out.read_bytes()
+    assert data and b"dgx-h100-07.corp" not in data
+    if fmt == "pdf":
+        assert data.startswith(b"%PDF")
+
+
+def test_report_with_output_but_no_format_is_a_usage_error(tmp_path, capsys):
+    from accelgui import cli
+
+    src = os.path.join(os.path.dirname(__file__), "fixtures", "reports", "rich.json")
+    assert cli.main(["--report", src, "--output", str(tmp_path / "x")]) == cli.EXIT_USAGE
+    assert "--format" in capsys.readouterr().err
+    assert cli.main(["--report", str(tmp_path / "missing.json"), "--format", "text"]) == cli.EXIT_FAIL
+
+
+def test_theme_and_page_reach_the_app(monkeypatch):
+    from accelgui import cli
+
+    seen = {}
+    monkeypatch.setattr(cli, "gui_main", lambda argv: seen.setdefault("argv", argv) and 0)
+    assert cli.main(["--theme", "dark", "--page", "hardware", "--lang", "zh"]) == 0
+    assert seen["argv"] == ["--lang", "zh", "--theme", "dark", "--page", "hardware"]

@@ -86,8 +86,9 @@ def test_text_summary_lists_every_device_and_the_essentials():
     assert "GPU 0 (1 of 8 alike) triad (device memory): 3,012.4 GB/s (89.9 % of peak)" in out
     assert "GPU 1 " not in out                      # eight alike cards: shown once
     route_lines = [ln for ln in lines if ln.startswith("  GPU computing")]
-    assert route_lines and route_lines[0].rstrip().endswith("ready")
-    assert "Next steps: gpu.setup-check" in out
+    assert route_lines and route_lines[0].split()[2] == "ready"           # the verdict column
+    step = lines[lines.index(route_lines[0]) + 1].strip()
+    assert step.startswith("\u2192 ") and "gpu.setup-check" not in step   # the first step by its title
     assert "largest LLM that fits" in out                             # estimates
     assert "error opencl: ICD" in out and "timeout rocm" in out       # probe failures
 
@@ -150,7 +151,7 @@ def test_markdown_has_headings_and_device_benchmark_route_tables():
     bench = next(t for t in tables if t[0][:4] == ["Figure", "Median", "Unit", "% of peak"])
     assert ["FP64 FMA, all cores", "7,012.5", "GFLOP/s", "93.2 %"] in [r[:4] for r in bench]
     assert len(bench) < 20                           # headline figures, not every raw leaf
-    routes = next(t for t in tables if t[0][:2] == ["Route", "Status"])
+    routes = next(t for t in tables if t[0][:2] == ["Route", "Verdict"])
     assert any("GPU computing" in r[0] and r[1] == "ready" for r in routes)
 
 
@@ -520,9 +521,16 @@ def test_common_formatting():
     assert C.esc_html('"<&>') == "&quot;&lt;&amp;&gt;"
 
 
-def test_every_label_has_both_languages():
-    for key, pair in list(C.LABELS.items()) + list(C.WORDS.items()):
-        assert len(pair) == 2 and all(pair), key
+def test_report_labels_and_words_come_from_the_catalogue_in_both_languages():
+    from accelgui import l10n
+
+    ids = [i for i in l10n.catalogue("en") if i.startswith(("app.label.", "app.word."))]
+    assert len(ids) > 100
+    for id_ in ids:
+        assert l10n.catalogue("zh")[id_], id_
+    assert C.label("devices", "zh") == l10n.tr("app.label.devices", "zh") != C.label("devices")
+    assert C.word("driver-missing") == "driver missing" and C.word("partly measured", "zh") != "partly measured"
+    assert C.label("no-such-label") == "no-such-label" and C.word("odd\x1bvalue") == "oddvalue"
 
 
 def test_generic_estimates_shape_renders():
@@ -670,3 +678,62 @@ def test_device_reason_and_fix_follow_the_language():
         assert "Install the NVIDIA driver" not in zh, fmt
         assert "Install the NVIDIA driver" in en and "安装 NVIDIA 驱动" not in en, fmt
         assert "Install the NVIDIA driver" in render(Report(devices=[plain]), fmt, lang="zh"), fmt
+
+
+class _Flagged:
+    """A report as the redactor marks it (top-level ``redacted: true``)."""
+
+    redacted = True
+
+    def __init__(self, report):
+        self._report = report
+
+    def __getattr__(self, name):
+        return getattr(self._report, name)
+
+    def to_dict(self):
+        return dict(self._report.to_dict(), redacted=True)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_redacted_report_says_so(fmt):
+    from accelgui.export import html, markdown, text
+    from accelgui.redact import redact
+
+    report = _Flagged(redact(load("rich")))
+    out = {"text": text, "markdown": markdown, "html": html}[fmt].render(report, "en")
+    assert "Host name" in out and "redacted" in out and "removed before sharing" in out
+    plain = {"text": text, "markdown": markdown, "html": html}[fmt].render(redact(load("rich")), "en")
+    assert "removed before sharing" not in plain                 # not flagged: not claimed
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "text"])
+def test_routes_are_a_compact_table(fmt):
+    report = load("rich")
+    out = render(report, fmt)
+    for r in report.routes:
+        assert C.route_title(r, "en")[:30] in out             # text cuts long titles at 40
+    if fmt == "markdown":
+        rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "Verdict" in ln]
+        assert rows == ["| Route | Verdict | Why | First step |"]
+    if fmt == "html":
+        assert '<th width="22%">Route</th><th width="14%">Verdict</th>' in out
+        assert 'class="verdict"' not in out                      # no run-on paragraph of verdicts
+
+
+@pytest.mark.skipif(not shutil.which("pdfinfo") or not shutil.which("pdftotext"),
+                    reason="pdfinfo/pdftotext not installed (apt-get install poppler-utils)")
+def test_pdf_text_uses_the_page_width_and_stays_short(tmp_path):
+    """QTextDocument lays out in screen pixels: the page must be sized in them, or the text
+    fills three quarters of the width and the report runs pages longer. Without benchmarks the
+    8-GPU server's report (13 routes, estimates for 9 devices) fits 5 A4 pages."""
+    pytest.importorskip("PySide6")
+    report = load("rich").replace(benchmarks=None)
+    path = tmp_path / "r.pdf"
+    path.write_bytes(render(report, "pdf"))
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True).stdout
+    pages = int(next(ln.split()[1] for ln in info.splitlines() if ln.startswith("Pages:")))
+    assert pages <= 5, info
+    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True).stdout
+    widest = max(len(line.rstrip()) for line in text.splitlines())
+    assert widest > 110, widest            # a 9 pt A4 line holds ~120 characters of layout text

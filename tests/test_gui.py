@@ -12,16 +12,16 @@ import threading
 
 import pytest
 
-from accelgui import l10n
-
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QLabel
 
+from accelgui import l10n
 from accelgui.gui import i18n
 from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
+from accelgui.gui.views.hardware import probe_label
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gui_support import (RICH_JSON, built_rich_report, cpu_only_report,
@@ -111,10 +111,10 @@ def test_every_view_renders_a_rich_report(qtbot, make_report):
     assert "Verdict" in overview and "Next steps" in overview
 
     hardware = show(window, "hardware")
-    tree = tree_texts(hardware.tree)
+    tree = hardware.all_text()
     assert "Probes" in tree
     for probe in report.probes:
-        assert probe.name in tree
+        assert probe_label(probe.name, "en") in tree
     assert report.cpu.model_name in tree
 
     bench = show(window, "benchmarks")
@@ -138,10 +138,10 @@ def test_cpu_only_machine_says_so_and_shows_probe_errors_in_place(qtbot):
     assert "No accelerator found" in overview
     assert "on the GCP cloud (n2d-standard-4)" in overview
     assert "Some probes had problems" in overview
-    tree = tree_texts(show(window, "hardware").tree)
-    nvidia = next(line for line in tree.splitlines() if line.startswith("nvidia\t"))
+    tree = show(window, "hardware").all_text()
+    nvidia = next(line for line in tree.splitlines() if line.startswith("NVIDIA (NVML)\t"))
     assert "error" in nvidia and "driver/library version mismatch" in nvidia
-    usb = next(line for line in tree.splitlines() if line.startswith("usb\t"))
+    usb = next(line for line in tree.splitlines() if line.startswith("USB bus\t"))
     assert "timeout" in usb
     # no benchmarks in this report: the page invites to run one instead of plotting nothing
     assert "Run benchmark" in texts(show(window, "benchmarks"))
@@ -172,9 +172,9 @@ def test_window_appears_before_probing_and_probes_off_the_gui_thread(qtbot, monk
     qtbot.waitUntil(lambda: window.live_report is not None and window.busy is None, timeout=20000)
     assert seen["thread"] is not threading.main_thread()
     assert window.live_report.sysroot == machine
-    tree = tree_texts(show(window, "hardware").tree)
+    tree = show(window, "hardware").all_text()
     for probe_result in window.live_report.probes:
-        assert probe_result.name in tree
+        assert probe_label(probe_result.name, "en") in tree
     assert "probes" in window.status_text()
 
 
@@ -333,7 +333,7 @@ def test_language_switch_shows_chinese_throughout(qtbot):
     detail = texts(window.routes)
     assert "检查驱动并安装 GPU 框架" in detail   # step title in Chinese
     assert "学习路径" in detail
-    assert window.act_quick.text() == "运行基准测试（快速）"
+    assert window.act_quick.text() == "运行基准测试（快速）(&R)"      # with its mnemonic
     window.set_language("en")
     settle(qtbot, window)
     assert window.sidebar.item(0).text() == "Overview"
@@ -356,7 +356,7 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
     assert reason_zh in overview
     assert "安装 NVIDIA 驱动" in overview and "解决办法：" in overview
     assert gpu.fix not in overview and gpu.readiness_reason not in overview
-    hardware = tree_texts(show(window, "hardware").tree)
+    hardware = show(window, "hardware").all_text()
     assert fix_zh in hardware and gpu.fix not in hardware
     window.set_language("en")
     settle(qtbot, window)
@@ -364,31 +364,48 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
     assert "Install the NVIDIA driver" in overview and "安装 NVIDIA 驱动" not in overview
 
 
-def test_chinese_hardware_page_translates_probe_reasons_checks_and_estimates(qtbot):
-    """Probe "absent" reasons and readiness-check values are English in the report; the
-    Hardware page shows them in Chinese, and the advisor's estimates are re-made in Chinese."""
+def test_chinese_hardware_page_has_no_raw_field_names_and_reestimates(qtbot):
+    """The Hardware page labels every field in the chosen language (no report field name such
+    as os_release or threads_per_core shows); probe messages render from their message when
+    the probe wrote one; the advisor's estimates are re-made in Chinese."""
+    from accelgui.gui.views.common import probe_message
     from accelgui.gui.workers import probe_machine
 
     report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
-    nvidia = next(p for p in report.probes if p.name == "nvidia")
-    assert nvidia.status == "absent" and nvidia.error.startswith("no NVIDIA driver")
     window = make_window(qtbot, report)
     window.set_language("zh_CN")
     settle(qtbot, window)
-    hardware = tree_texts(show(window, "hardware").tree)
-    assert "没有 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 /proc/driver/nvidia）" in hardware
-    assert "sysfs 中没有 USB 总线" in hardware
-    assert nvidia.error not in hardware and "no USB bus in sysfs" not in hardware
-    assert "缺失" in hardware                      # readiness_checks.driver = "missing"
+    hardware = show(window, "hardware").all_text()
+    for raw in ("os_release", "threads_per_core", "vendor_id", "readiness_checks", "memory_bytes",
+                "pci_class", "Distribution", "Threads per core"):
+        assert raw not in hardware, raw
+    assert "每核线程数" in hardware and "未检查" in hardware and "✗ 未通过" in hardware
+    probe = {"error": "no USB bus in sysfs", "error_msg": l10n.msg("common.unknown")}
+    assert probe_message(probe, "zh") == "未知" and probe_message({"error": "x"}, "zh") == "x"
     est = window.report.estimates
     assert est["devices"][-1]["device"].startswith("CPU + 系统内存")
     overview = texts(show(window, "overview"))
     assert "CPU + 系统内存" in overview and "CPU + system memory" not in overview
     window.set_language("en")
     settle(qtbot, window)
-    hardware = tree_texts(show(window, "hardware").tree)
-    assert nvidia.error in hardware and "没有 NVIDIA 驱动" not in hardware
+    hardware = show(window, "hardware").all_text()
+    assert "Threads per core" in hardware and "每核线程数" not in hardware
     assert window.report.estimates["devices"][-1]["device"].startswith("CPU + system memory")
+
+
+def test_hardware_filter_keeps_pages_and_groups_and_sizes_inline(qtbot):
+    window = make_window(qtbot, rich_report())
+    hardware = show(window, "hardware")
+    hardware.filter.setText("cache")
+    shown = tree_texts(hardware.tree)
+    assert "Processor" in shown and "Caches" in shown
+    assert "L1d\t48 KiB × 112" in shown and "kv_cache_bytes" not in shown
+    hardware.filter.setText("")
+    hardware.show_page("device-0")
+    detail = tree_texts(hardware.tree)
+    for group in ("Identity", "Bus", "Driver", "Memory", "Readiness, step by step"):
+        assert group in detail
+    assert "1. Device present" in detail and "0000:18:00.0" in detail
 
 
 def test_every_ui_string_has_a_chinese_translation():
@@ -415,6 +432,8 @@ def test_every_ui_string_has_a_chinese_translation():
                 if not isinstance(node, ast.Call):
                     continue
                 func = node.func
+                if isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "l10n":
+                    continue            # the message catalogue, checked by test_l10n
                 fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 args = node.args
                 if fname == "tr" and args and isinstance(args[0], ast.Constant):
@@ -446,7 +465,7 @@ def test_open_a_saved_report_and_go_back_to_this_machine(qtbot, tmp_path):
     window.open_report_file(path)
     qtbot.waitUntil(lambda: not window.showing_live, timeout=20000)
     overview = texts(show(window, "overview"))
-    assert "Report from lab-laptop-07" in overview
+    assert "Report from lab-laptop-07" in overview and "Opened report: other.json" in overview
     assert "NVIDIA GeForce RTX 4070 Laptop GPU" in overview
     assert "other.json" in window.windowTitle()
     assert "showing other.json" in window.status_text()
@@ -477,7 +496,7 @@ def test_compare_two_reports_shows_a_table(qtbot, tmp_path):
     cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
              for r in range(view.table.rowCount())]
     row = next(r for r in cells if "total_bytes" in r[1])
-    assert row[4] == "+100.0%"
+    assert row[4] == "\u00d7 2"                        # a doubling reads as a factor
     assert "differences" in view.result_label.text()
 
 
@@ -629,6 +648,7 @@ def test_about_lists_versions_without_importing_numba(qtbot):
     window = make_window(qtbot)
     text = window.about_text()
     assert qVersion() in text and "PySide6" in text and "Python" in text
+    assert "Licence: MIT" in text and 'href="https://github.com/accelgui/accelgui"' in text
     try:
         assert metadata.version("numba") in text
     except metadata.PackageNotFoundError:
@@ -785,3 +805,180 @@ def test_benchmark_outcome_follows_a_language_switch(qtbot):
     finally:
         window.set_language("en")
     assert view.progress.format() == "failed"
+
+
+def test_a_recorded_tree_is_labelled_and_never_benchmarked(qtbot):
+    """With --sysroot the pages say "Recorded: <tree>" and Run benchmark is refused with the
+    reason instead of measuring this computer under the recorded hardware."""
+    from accelgui.gui.workers import probe_machine
+
+    machine = os.path.join(FIXTURES, "machines", "acc-gpu-no-driver")
+    window = make_window(qtbot, probe_machine(machine), sysroot=machine)
+    started = []
+    window.bench.start = lambda *a, **k: started.append(a)
+    assert window.windowTitle() == "Recorded: acc-gpu-no-driver"
+    assert "Recorded: acc-gpu-no-driver" in texts(show(window, "overview"))
+    assert "Recorded: acc-gpu-no-driver" in show(window, "hardware").all_text()
+    assert window.status_text().startswith("Recorded: acc-gpu-no-driver")
+    assert not window.act_quick.isEnabled() and "--sysroot" in window.act_quick.toolTip()
+    window.run_benchmark("quick")
+    assert not started
+    assert not window.notice.isHidden() and "recorded tree" in window.notice.label.text()
+
+
+def test_title_names_the_machine_once(qtbot):
+    window = make_window(qtbot, rich_report())
+    assert "accelgui" not in window.windowTitle()       # Qt appends the application name
+
+
+def test_settings_remember_language_page_geometry_and_redaction(qtbot, tmp_path, monkeypatch):
+    from accelgui.gui import settings
+
+    monkeypatch.setenv("ACCELGUI_CONFIG_DIR", str(tmp_path / "cfg"))
+    window = make_window(qtbot, rich_report())
+    window.set_language("zh_CN")
+    show(window, "routes")
+    window.resize(800, 590)          # the offscreen screen is small
+    window.redact_shared = False
+    window.close()
+    assert settings.path().startswith(str(tmp_path / "cfg"))
+    assert settings.value("ui/language") == "zh_CN" and settings.value("ui/page") == "routes"
+    again = make_window(qtbot)
+    assert again.size().height() == 590
+    i18n.install("en")
+
+
+def test_copy_follows_the_redaction_choice(qtbot):
+    from PySide6.QtGui import QGuiApplication
+
+    report = rich_report()
+    window = make_window(qtbot, report)
+    hardware = show(window, "hardware")
+    hardware.copy_all()
+    copied = json.loads(QGuiApplication.clipboard().text())
+    assert copied["platform"]["hostname"] is None and "(redacted)" in hardware.copy_button.text()
+    window.redact_shared = False
+    hardware.copy_all()
+    assert json.loads(QGuiApplication.clipboard().text())["platform"]["hostname"] == report.platform.hostname
+
+
+def test_host_name_markup_is_shown_as_text(qtbot):
+    report = rich_report()
+    report = report.replace(platform=report.platform.replace(hostname="<h1>BIG</h1><img src=x>"))
+    window = make_window(qtbot, report)
+    labels = [w for w in window.findChildren(QLabel) if "<h1>BIG" in w.text()]
+    assert labels and all(w.textFormat() == Qt.TextFormat.PlainText for w in labels if w.isVisible())
+
+
+def test_compare_view_follows_language_and_the_shown_report(qtbot, tmp_path):
+    report = rich_report()
+    other = tmp_path / "other.json"
+    other.write_text(report.replace(cpu=report.cpu.replace(logical_cpus=2)).to_json(), encoding="utf-8")
+    window = make_window(qtbot, report)
+    view = show(window, "reports")
+    view.path_b.setText(str(other))
+    assert view.compare()
+    before = [view.table.item(i, 4).text() for i in range(view.table.rowCount())]
+    assert any(t.startswith("-") for t in before)
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    show(window, "reports")
+    assert view._compared[0] == "zh"
+    window.live_report = report.replace(cpu=report.cpu.replace(logical_cpus=8))
+    window.refresh()
+    show(window, "reports")
+    assert view._compared[2] is window.live_report
+    window.set_language("en")
+
+
+def test_changes_from_a_doubling_on_read_as_a_factor():
+    from accelgui.export.numbers import fmt_change
+
+    assert fmt_change(11100.0) == "\u00d7 112" and fmt_change(12.5) == "+12.5 %"
+    assert fmt_change(-40) == "-40.0 %" and fmt_change(None) == ""
+
+
+def test_worker_errors_name_no_source_location():
+    from accelgui.gui.workers import user_message
+    from accelgui.report import ReportError
+
+    assert user_message(ReportError("r.json: not a JSON report")) == "r.json: not a JSON report"
+    assert user_message(KeyError("x")) == "KeyError: 'x'"
+
+
+def test_tab_reaches_every_toolbar_button_and_skips_plain_text(qtbot):
+    from PySide6.QtWidgets import QToolButton
+
+    window = make_window(qtbot, rich_report())
+    show(window, "hardware")
+    window.sidebar.setFocus()
+    seen = []
+    for _ in range(20):
+        qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Tab)
+        seen.append(window.focusWidget())
+    buttons = {b for b in window.toolbar.findChildren(QToolButton) if b.isEnabled() and b.isVisible()}
+    assert buttons and buttons <= set(seen)
+    assert not [w for w in seen if isinstance(w, QLabel)]
+    assert window.hardware.filter in seen and window.hardware.nav in seen and window.hardware.tree in seen
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_hardware_label_is_a_raw_field_name(lang):
+    """Every label on the Hardware pages is words: no report field name (snake_case) shows,
+    whatever the report holds (the DGX fixture has dozens of detail fields)."""
+    from accelgui.gui.views.hardware import hardware_pages
+
+    for report in (rich_report(), built_rich_report(), cpu_only_report()):
+        for page in hardware_pages(report, lang):
+            for group in page.groups:
+                assert "_" not in group.title
+                for row in group.rows:
+                    if row.key.startswith(("package ", "provider")):
+                        continue                         # package names are names, not fields
+                    assert "_" not in row.label, (page.title, row.label)
+
+
+def test_an_unknown_page_is_refused(capsys):
+    from accelgui.gui.app import run_app
+
+    assert run_app(["--page", "nowhere"]) == 2
+    assert "--page nowhere: not a page" in capsys.readouterr().err
+
+
+def test_ladder_is_drawn_from_device_ladder_with_the_fix_at_the_first_failing_step():
+    from accelgui.gui.views.hardware import ladder, ladder_rows
+
+    dev = {"readiness": "no-access", "readiness_reason": "no access to /dev/accel0",
+           "fix": "Add yourself to the render group", "ladder": [
+               {"step": "present", "ok": True, "detail": None, "detail_msg": None},
+               {"step": "driver", "ok": True, "detail": "intel_vpu", "detail_msg": None},
+               {"step": "node", "ok": True, "detail": "/dev/accel/accel0", "detail_msg": None},
+               {"step": "access", "ok": False, "detail": "denied",
+                "detail_msg": l10n.msg("common.unknown")},
+               {"step": "runtime", "ok": None, "detail": None, "detail_msg": None}]}
+    rows = ladder_rows(dev, "en")
+    labels = [r.label.strip() for r in rows]
+    assert labels == ["1. Device present", "2. Driver bound", "3. Device node", "4. Access allowed",
+                      "Fix", "5. Runtime found"]
+    assert "no access to /dev/accel0" in rows[3].value and rows[4].value == dev["fix"]
+    assert "intel_vpu" in rows[1].value and "not checked" in rows[5].value
+    # an older report: the ladder follows from readiness and readiness_checks
+    old = ladder({"readiness": "runtime-missing", "details": {"readiness_checks": {
+        "driver": "ok", "device_node": "ok", "access": "ok", "runtime": "missing"}}})
+    assert [s["ok"] for s in old] == [True, True, True, True, False]
+    assert [s["ok"] for s in ladder({"readiness": "driver-missing"})] == [True, False, None, None, None]
+    zh = ladder_rows(dict(dev, fix_zh="把自己加入 render 组"), "zh")
+    assert zh[4].value == "把自己加入 render 组"
+
+
+def test_a_device_page_shows_its_fix_in_full(qtbot):
+    from accelgui.gui.workers import probe_machine
+
+    report = probe_machine(os.path.join(FIXTURES, "machines", "acc-gpu-no-driver"))
+    window = make_window(qtbot, report)
+    hardware = show(window, "hardware")
+    hardware.show_page("device-0")
+    assert not hardware.fix_panel.isHidden()
+    assert hardware.fix_panel.text() == "Fix: " + report.devices[0].fix
+    hardware.show_page("summary")
+    assert hardware.fix_panel.isHidden()

@@ -31,6 +31,7 @@ h3 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; }
 table { border-collapse: collapse; width: 100%; margin: .3rem 0 .8rem; font-size: .9rem; }
 th, td { border: 1px solid #d0d7de; padding: .3rem .5rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; }
+table.fixed { table-layout: fixed; }   /* column widths given: long tokens wrap, never widen it */
 th { background: #f6f8fa; font-weight: 600; }
 table.kv th { width: 14rem; }
 table.t-devices { font-size: .82rem; }
@@ -92,8 +93,10 @@ def table_html(t: C.Table, lang: str = "en", qt: bool = False) -> str:
             out.append(f"<tr><th>{E(k)}</th><td>{E(v)}</td></tr>")
         out.append("</tbody></table>")
     elif t.headers is not None and t.rows:
-        widths = [""] * len(t.headers)
-        cls = "" if qt else f' class="t-{E(t.key)}"'
+        widths = [f' width="{w}%"' for w in t.col_widths] if len(t.col_widths) == len(t.headers) \
+            else [""] * len(t.headers)
+        fixed = " fixed" if len(t.col_widths) == len(t.headers) else ""
+        cls = "" if qt else f' class="t-{E(t.key)}{fixed}"'
         out.append(f"<table{cls}{attrs}><thead><tr>"
                    + "".join(f"<th{w}>{E(h)}</th>" for h, w in zip(t.headers, widths))
                    + "</tr></thead><tbody>")
@@ -338,10 +341,11 @@ def _cards(report, lang: str) -> str:
         out.append(f'<div class="card"><div class="k">{E(k)}</div><div class="v">{E(v)}</div>'
                    f'<div class="meta">{E(sub)}</div></div>')
     out.append("</div>")
-    if report.routes:
-        out.append('<p class="verdict">' + " ".join(
-            f"{E(C.route_title(r, lang))} {badge(r.status, lang)}" for r in report.routes) + "</p>")
     return "\n".join(out)
+
+
+#: short key/value sections laid out side by side on paper (the PDF), left -> right
+SIDE_BY_SIDE = {"summary": "platform", "cpu": "memory", "packages": "toolkits", "compilers": "providers"}
 
 
 def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
@@ -358,8 +362,25 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
     if not qt:
         out.append(_cards(report, lang))
     sections = C.build_sections(report, lang)
+    if qt:
+        sections = [t for t in sections if t.on_paper]
     bench_keys = [t.key for t in sections if t.key.startswith("benchmarks")]
-    for t in sections:
+    partner = {}
+    for i, t in enumerate(sections):
+        if qt and t.key in SIDE_BY_SIDE and i + 1 < len(sections) and sections[i + 1].key == SIDE_BY_SIDE[t.key]:
+            partner[i] = i + 1
+    beside = set(partner.values())
+    for i, t in enumerate(sections):
+        if i in beside:
+            continue
+        if i in partner:   # two short tables side by side on paper
+            right = sections[partner[i]]
+            out.append('<table width="100%" cellspacing="0" cellpadding="0"><tr>'
+                       f'<td width="50%" valign="top">{table_html(t.narrow(), lang, qt)}</td>'
+                       '<td width="2%"></td>'
+                       f'<td width="48%" valign="top">{table_html(right.narrow(), lang, qt)}</td>'
+                       '</tr></table>')
+            continue
         out.append(table_html(t.narrow() if qt else t, lang, qt))
         if not bench_keys or t.key != bench_keys[-1]:
             continue

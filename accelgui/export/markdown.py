@@ -68,10 +68,6 @@ def render(report, lang: str = "en") -> str:
             kinds[key] = kinds.get(key, 0) + 1
         summary.append(", ".join(f"{n} × {k}" if n > 1 else k for k, n in kinds.items()))
     out.append(" · ".join(C.esc_md(x, inline=i > 0) for i, x in enumerate(x for x in summary if x)))
-    if report.routes:
-        out.append("")
-        out.append(", ".join(f"**{C.esc_md(C.route_title(r, lang))}**: {C.esc_md(C.word(r.status, lang))}"
-                             for r in report.routes))
     sections = C.build_sections(report, lang)
     out.extend(render_tables(sections, lang))
     out.append("")

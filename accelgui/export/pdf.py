@@ -80,6 +80,13 @@ def _svg_image(svg: str, scale: float = 2.0):
     return image, (size.width(), size.height())
 
 
+def _layout_dpi() -> float:
+    from PySide6.QtGui import QGuiApplication
+
+    screen = QGuiApplication.primaryScreen()
+    return float(screen.logicalDotsPerInchX()) if screen is not None else 96.0
+
+
 def render(report, lang: str = "en") -> bytes:
     _ensure_app()
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF, QUrl
@@ -105,6 +112,10 @@ def render(report, lang: str = "en") -> bytes:
     # lay the document out on the printable area itself (in points), so print_() neither
     # adds its own 2 cm margins nor shrinks the text
     area = writer.pageLayout().paintRectPoints()
+    # QTextDocument lays out in pixels of the screen's logical DPI and print_() scales those to
+    # the writer's resolution: the printable area is that many pixels wide, or the text would
+    # fill only 72/96 of the page width
+    px = _layout_dpi() / 72.0
 
     images = []
     for i, (caption, svg) in enumerate(H.charts(report, lang)):
@@ -114,7 +125,7 @@ def render(report, lang: str = "en") -> bytes:
         image, (width, height) = got
         name = f"accelgui-chart-{i}.png"
         doc.addResource(QTextDocument.ImageResource, QUrl(name), image)
-        scale = min(1.0, (area.width() - 8) / width)
+        scale = min(1.0, (area.width() * px - 8) / width)
         images.append((caption, name, int(width * scale), int(height * scale)))
 
     doc.setHtml(H.body(report, lang, qt=True, images=images))
@@ -123,7 +134,9 @@ def render(report, lang: str = "en") -> bytes:
                            C.label("title", lang) + (f": {host}" if host else ""))
 
     doc.setDocumentMargin(0)
-    doc.setPageSize(QSizeF(area.width(), area.height()))
+    # QTextDocument lays out in pixels of the screen's logical DPI and print_() scales those to
+    # the writer's resolution (see px above)
+    doc.setPageSize(QSizeF(area.width() * px, area.height() * px))
     doc.print_(writer)
     del writer  # finishes the file
     buf.close()

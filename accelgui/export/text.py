@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from accelgui.export import benchmarks as EB
 from accelgui.export import common as C
+from accelgui.l10n import field_text
 
 
 def _join(parts, sep=" · ") -> str:
@@ -54,7 +55,10 @@ def render(report, lang: str = "en") -> str:
                   if cloud else ""], ", ")
     out.append(f"{head('platform')} " + _join([
         U(p.os_release or p.os), f"{L('kernel')} {U(p.kernel)}", U(p.machine),
-        f"{L('hostname')} {C.clean(p.hostname)}" if p.hostname else "", system, virt]))
+        f"{L('hostname')}: {C.hostname_text(report, lang)}" if p.hostname or C.is_redacted(report) else "",
+        system, virt]))
+    if C.is_redacted(report):
+        out.append(f"{L('redaction')}: {L('redaction_done')}")
 
     # cpu
     cpu_line = _join([U(c.model_name), C.clean(c.microarchitecture), C.cpu_topology(c, lang),
@@ -87,7 +91,7 @@ def render(report, lang: str = "en") -> str:
                 + f" — {C.word(d.readiness, lang)}")
         out.append(line)
         if d.readiness != "ready":
-            why, fix = C.device_text(d, "readiness_reason", lang), C.device_text(d, "fix", lang)
+            why, fix = field_text(d, "readiness_reason", lang), field_text(d, "fix", lang)
             if why:
                 out.append(f"      {L('reason')}: {C.clean(why)}")
             if fix:
@@ -115,26 +119,18 @@ def render(report, lang: str = "en") -> str:
         out.append(head("benchmarks"))
         out.extend(EB.text_lines(report, lang))   # headline figures and notices
 
-    # routes: one verdict line each, the first reason, and the top next steps
+    # routes: a compact table (route, verdict, first reason), the first step under each
     if report.routes:
         out.append(head("routes"))
-        width = min(max(len(C.route_title(r, lang)) for r in report.routes), 40)
-        for r in report.routes:
-            title = _cut(C.route_title(r, lang), 40)
-            out.append(f"  {title:<{width}}  {C.word(r.status, lang)}")
-            reason = C.clean(C.tr(r.reasons[0], lang)) if r.reasons else ""
-            if reason:
-                out.append(f"      {_cut(reason, 160)}")
-            if r.status != "ready":
-                for text in C.blocking_texts(r, lang)[:1]:
-                    fix = text.split(": ", 1)[-1]
-                    if fix[:40] not in reason:
-                        out.append(f"      {L('blocking')}: {_cut(text, 160)}")
-            if r.next_steps:
-                first = C.step_text(r.next_steps[0], lang).replace(" (", " — ", 1).rstrip(")") \
-                    if C.step_title(r.next_steps[0], lang) else C.clean(r.next_steps[0])
-                rest = [C.clean(x) for x in r.next_steps[1:3]]
-                out.append(f"      {L('next_steps')}: " + "; ".join([first] + rest))
+        rows = [(_cut(C.route_title(r, lang), 40), C.word(r.status, lang), C.first_reason_text(r, lang),
+                 C.first_step_text(r, lang)) for r in report.routes]
+        w1 = max(len(L("route")), *(len(r[0]) for r in rows))
+        w2 = max(len(L("verdict")), *(len(r[1]) for r in rows))
+        out.append(f"  {L('route'):<{w1}}  {L('verdict'):<{w2}}  {L('first_reason')} / {L('first_step')}")
+        for title, verdict, reason, step in rows:
+            out.append(f"  {title:<{w1}}  {verdict:<{w2}}  {_cut(reason, 110)}")
+            if step:
+                out.append(f"  {'':<{w1}}  {'':<{w2}}  \u2192 {_cut(step, 110)}")
 
     # estimates
     if isinstance(report.estimates, dict) and report.estimates:
@@ -163,7 +159,6 @@ def render(report, lang: str = "en") -> str:
                 out.append(f"  {C.word(pr.status, lang)} {C.clean(pr.name)}: {C.clean(pr.error)}")
             for w in getattr(pr, "warnings", None) or []:      # inputs the probe could not use
                 if isinstance(w, dict):
-                    from accelgui.l10n import field_text
 
                     out.append(f"  {C.clean(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
         unsure = [pr.name for pr in report.probes if pr.name in ("pci", "usb", "accel", "soc")

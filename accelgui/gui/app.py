@@ -8,6 +8,8 @@ Options (for tests, screenshots and replaying a recorded machine)::
 
     python -m accelgui.gui.app [--sysroot DIR] [--report FILE] [--lang en|zh_CN]
                                [--theme system|light|dark] [--page NAME] [--knowledge DIR]
+
+Language, theme and page default to the last ones chosen (accelgui.gui.settings).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from accelgui import __version__
+from accelgui.desktop import APP_ID  # desktop file id, AppStream id and icon name
 from accelgui.gui import i18n
 
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+THEMES = ("system", "light", "dark")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,9 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--knowledge", metavar="DIR", help="extra or replacement route files")
     p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="per-probe timeout")
     p.add_argument("--lang", default=None, help="en or zh_CN (default: from the locale)")
-    p.add_argument("--theme", choices=("system", "light", "dark"), default="system")
-    p.add_argument("--page", choices=("overview", "hardware", "benchmarks", "routes", "reports"),
-                   default="overview", help="page to open first")
+    p.add_argument("--theme", choices=THEMES, default=None,
+                   help="colour theme (default: the last one chosen, else the desktop's)")
+    p.add_argument("--page", default=None, metavar="NAME",
+                   help="page to open first: overview, hardware, benchmarks, routes, reports... "
+                        "(default: the last one shown)")
     return p
 
 
@@ -68,7 +74,7 @@ def create_app(qt_argv: list[str] | None = None, theme: str = "system") -> QAppl
     QCoreApplication.setApplicationName("accelgui")
     QCoreApplication.setApplicationVersion(__version__)
     QGuiApplication.setApplicationDisplayName("accelgui")
-    QGuiApplication.setDesktopFileName("accelgui")
+    QGuiApplication.setDesktopFileName(APP_ID)  # matches APP_ID.desktop: docks find its icon
     app.setWindowIcon(app_icon())
     apply_theme(app, theme)
     return app
@@ -139,17 +145,28 @@ def run_app(argv: list[str] | None = None) -> int:
     if args.report and not os.path.isfile(args.report):
         sys.stderr.write(f"accelgui: --report {args.report}: no such file\n")
         return 2
-    app = create_app(qt_args, args.theme)
-    lang = i18n.normalize(args.lang) if args.lang else i18n.system_language()
-    i18n.install(lang, app)
+    from accelgui.gui import settings
+    from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
 
-    from accelgui.gui.main_window import AppOptions, MainWindow
+    if args.page and args.page not in PAGES:
+        sys.stderr.write(f"accelgui: --page {args.page}: not a page ({', '.join(PAGES)})\n")
+        return 2
+    theme = args.theme or settings.value("ui/theme", "system")
+    theme = theme if theme in THEMES else "system"
+    if args.theme:
+        settings.remember("ui/theme", args.theme)
+    app = create_app(qt_args, theme)
+    lang = args.lang or settings.value("ui/language") or i18n.system_language()
+    lang = i18n.normalize(lang)
+    i18n.install(lang, app)
+    page = args.page or settings.value("ui/page", "overview")
+    page = page if page in PAGES else PAGES[0]
 
     options = AppOptions(sysroot=os.path.abspath(args.sysroot) if args.sysroot != "/" else "/",
                          report=args.report, knowledge=args.knowledge, timeout=args.timeout,
                          lang=lang)
     window = MainWindow(options)
-    window.show_page(args.page)
+    window.show_page(page)
     window.show()
     QTimer.singleShot(0, window.start)      # probing, then pyqtgraph in the background
     return app.exec()

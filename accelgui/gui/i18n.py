@@ -13,7 +13,7 @@ from importlib.resources import as_file, files
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 UI_LANGUAGES = ("en", "zh_CN")
-LANGUAGE_NAMES = {"en": "EN", "zh_CN": "中文"}
+LANGUAGE_NAMES = {"en": "EN", "zh_CN": "\u4e2d\u6587"}  # each language named in itself
 
 _installed: list[QTranslator] = []
 _current = "en"

@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel,
                                QToolButton, QVBoxLayout, QWidget)
 
 from accelgui import __version__
-from accelgui.gui import i18n
+from accelgui.gui import i18n, settings
 from accelgui.gui.export_dialog import FORMATS as EXPORT_FORMATS
 from accelgui.gui.export_dialog import ExportDialog
 from accelgui.gui.views.benchmarks import BenchmarksView
 from accelgui.gui.views.monitor import MonitorView
 from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState,
-                                       html_escape)
+                                       html_escape, source_text)
 from accelgui.gui.views.compare import CompareView
 from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
@@ -37,6 +37,8 @@ from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_kn
                                   open_report, probe_machine)
 
 PAGES = ("overview", "hardware", "benchmarks", "monitor", "routes", "reference", "reports")
+LICENCE = "MIT"                                       # pyproject.toml's licence
+PROJECT_URL = "https://github.com/accelgui/accelgui"  # the metainfo's homepage
 
 
 @dataclass
@@ -98,6 +100,7 @@ class Notice(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 6, 6, 6)
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.PlainText)   # paths and errors are data, not markup
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
@@ -142,10 +145,14 @@ class MainWindow(QMainWindow):
         self._pending_benchmarks: dict | None = None
         self._advise_after_plots = False
         self._preload_started = False
+        self.redact_shared = settings.value("export/redact", True, bool)  # Export's and Copy's choice
 
         self.setObjectName("main")
         self.resize(1280, 800)
-        self.setMinimumSize(QSize(900, 600))
+        self.setMinimumSize(QSize(800, 560))
+        geometry = settings.settings().value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
         self.bench = BenchmarkProcess(self)
         self._build_views()
         self._build_actions()
@@ -208,6 +215,7 @@ class MainWindow(QMainWindow):
         self.reports = CompareView()
         self.monitor = MonitorView(self.options.monitor_sampler, sysroot=self.options.sysroot)
         self.reference = ReferenceView()
+        self.hardware.redact_choice = lambda: self.redact_shared
         self.views = {"overview": self.overview, "hardware": self.hardware,
                       "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports,
                       "monitor": self.monitor, "reference": self.reference}
@@ -318,10 +326,13 @@ class MainWindow(QMainWindow):
             tb.addAction(act)
         tb.addSeparator()
         tb.addAction(self.act_about)
+        for button in tb.findChildren(QToolButton):    # every toolbar button is a Tab stop
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
 
     def _build_status_bar(self) -> None:
         sb = self.statusBar()
         self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         sb.addWidget(self.status_label, 1)
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)
@@ -357,20 +368,24 @@ class MainWindow(QMainWindow):
         for i, page in enumerate(PAGES):
             self.sidebar.item(i).setText(names[page])
             self.act_pages[i].setText(names[page])
-        self.act_quick.setText(self.tr("Run benchmark (quick)"))
+        self.act_quick.setText(self.tr("&Run benchmark (quick)"))
         self.act_quick.setToolTip(self.tr("Measure this machine: memory bandwidth, FLOPS, caches (Ctrl+B)"))
-        self.act_full.setText(self.tr("Run full benchmark"))
+        self.act_full.setText(self.tr("Run &full benchmark"))
         self.act_full.setToolTip(self.tr("A longer, more precise run with the cache sweep (Ctrl+Shift+B)"))
-        self.act_cancel.setText(self.tr("Cancel"))
+        if self.recorded():
+            for act in (self.act_quick, self.act_full):
+                act.setEnabled(False)
+                act.setToolTip(self.benchmark_refusal())
+        self.act_cancel.setText(self.tr("&Cancel"))
         self.act_cancel.setToolTip(self.tr("Stop the running benchmark (Esc)"))
-        self.act_export.setText(self.tr("Export…"))
+        self.act_export.setText(self.tr("&Export…"))
         self.act_export.setToolTip(self.tr("Save the report as JSON, Markdown, HTML, PDF… (Ctrl+E)"))
-        self.act_open.setText(self.tr("Open report…"))
+        self.act_open.setText(self.tr("&Open report…"))
         self.act_open.setToolTip(self.tr("Show a saved report, e.g. from another machine (Ctrl+O)"))
-        self.act_reprobe.setText(self.tr("Probe again"))
+        self.act_reprobe.setText(self.tr("&Probe again"))
         self.act_reprobe.setToolTip(self.tr("Probe this machine again (F5)"))
-        self.act_about.setText(self.tr("About"))
-        self.act_quit.setText(self.tr("Quit"))
+        self.act_about.setText(self.tr("&About"))
+        self.act_quit.setText(self.tr("&Quit"))
         self.menu_file.setTitle(self.tr("&File"))
         self.menu_bench.setTitle(self.tr("&Benchmark"))
         self.menu_view.setTitle(self.tr("&View"))
@@ -394,6 +409,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(self.tr("The translation for {lang} could not be loaded.")
                                      .format(lang=lang), error=True)
         self.ui_lang = lang
+        settings.remember("ui/language", lang)
         self.act_lang[lang].setChecked(True)
         self._dirty = set(PAGES)
         self.retranslate()
@@ -442,21 +458,39 @@ class MainWindow(QMainWindow):
         if row < 0:
             return
         self.stack.setCurrentIndex(row)
+        settings.remember("ui/page", PAGES[row])
         self._render_current()
 
     def open_route(self, route_id: str) -> None:
         self.show_page("routes")
         self.routes.open_route(route_id)
 
-    def _update_title(self) -> None:
+    def machine_label(self) -> str:
+        """Which machine the pages show: this one, "Recorded: <tree>" or "Opened report: <file>"."""
         report = self.report
-        if not self.showing_live and self.opened_path:
-            where = os.path.basename(self.opened_path)
-        elif report is not None and report.platform.hostname:
+        if report is None and self.options.sysroot != "/":
+            from accelgui.report import Report
+
+            report = Report(sysroot=self.options.sysroot)
+        return source_text(report, self.knowledge_lang(), self.opened_path, self.showing_live)
+
+    def recorded(self) -> bool:
+        """The live view shows a recorded tree (--sysroot), not the machine the app runs on."""
+        return self.options.sysroot not in (None, "", "/")
+
+    def _shows_recorded(self) -> bool:
+        """The report shown describes a recorded tree (the app's --sysroot or the report's own)."""
+        report = self.report
+        return self.recorded() or (report is not None and report.sysroot not in (None, "", "/"))
+
+    def _update_title(self) -> None:
+        # Qt adds the application display name ("… — accelgui"): the title names the machine only
+        report = self.report
+        if self.showing_live and not self._shows_recorded() and report is not None and report.platform.hostname:
             where = report.platform.hostname
         else:
-            where = self.tr("this machine")
-        self.setWindowTitle(f"accelgui — {where}")
+            where = self.machine_label()
+        self.setWindowTitle(where)
 
     def status_text(self) -> str:
         report = self.report
@@ -484,6 +518,8 @@ class MainWindow(QMainWindow):
                 parts.append(self.tr("no benchmark yet"))
         else:
             parts.append(self.tr("showing {file}").format(file=os.path.basename(self.opened_path or "")))
+        if self._shows_recorded() or not self.showing_live:
+            parts.insert(0, self.machine_label())
         return " · ".join(parts)
 
     def _update_status(self) -> None:
@@ -693,8 +729,22 @@ class MainWindow(QMainWindow):
         self.advise()
 
     # == benchmarks ========================================================================
+    def benchmark_refusal(self) -> str | None:
+        """Why a benchmark cannot run now (None: it can): a recorded tree describes another
+        machine, and the figures measured here would be filed under its hardware."""
+        if self.recorded():
+            return self.tr("{machine}: a benchmark measures the computer the app runs on, not a "
+                           "recorded tree, so it is not run (its figures would be filed under "
+                           "the recorded hardware). Start accelgui without --sysroot to measure "
+                           "this computer.").format(machine=self.machine_label())
+        return None
+
     def run_benchmark(self, mode: str = "quick") -> None:
         if self.bench.is_running():
+            return
+        refusal = self.benchmark_refusal()
+        if refusal:
+            self.notice.show_message(refusal, error=True)
             return
         if not self.showing_live:
             self.show_live()
@@ -710,8 +760,8 @@ class MainWindow(QMainWindow):
     def _bench_running(self, running: bool) -> None:
         if running:
             self.monitor.bench_started()
-        self.act_quick.setEnabled(not running)
-        self.act_full.setEnabled(not running)
+        self.act_quick.setEnabled(not running and not self.recorded())
+        self.act_full.setEnabled(not running and not self.recorded())
         self.act_cancel.setEnabled(running)
         self.benchmarks.set_running(running, self.bench.mode)
         self._update_status()
@@ -765,7 +815,12 @@ class MainWindow(QMainWindow):
             self.notice.show_message(self.tr("Nothing to export yet: the machine is still being probed."))
             return None
         dialog = ExportDialog(self.report, lang=i18n.knowledge_lang(self.ui_lang), fmt=fmt, parent=self)
+        dialog.redact.setChecked(self.redact_shared)
         written = dialog.written if dialog.exec() else None
+        if written:                         # the choice made here is also Copy's
+            self.redact_shared = dialog.redact.isChecked()
+            settings.remember("export/redact", self.redact_shared)
+            self.hardware.render(self.view_state())
         dialog.deleteLater()                # one dialog per export, not one kept per export
         if written:
             self.notice.show_message(self.tr("Exported to {path}").format(path=written))
@@ -785,16 +840,19 @@ class MainWindow(QMainWindow):
         def key(act: QAction) -> str:
             return act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
 
-        shortcuts = [self.tr("{key}: {action}").format(key=key(act), action=act.text()) for act in (
+        shortcuts = [self.tr("{key}: {action}").format(key=key(act), action=act.text().replace("&", ""))
+                     for act in (
             self.act_quick, self.act_full, self.act_cancel, self.act_open, self.act_export,
             self.act_reprobe, self.act_about)]
         shortcuts.append(self.tr("{first} … {last}: go to a page").format(
             first=key(self.act_pages[0]), last=key(self.act_pages[-1])))
         shortcuts.append(self.tr("Alt+Left: from a learning path back to all routes"))
+        links = ("<p>" + html_escape(self.tr("Licence: {licence}").format(licence=LICENCE)) + "<br>"
+                 + self.tr("Project: {url}").format(url=f'<a href="{PROJECT_URL}">{PROJECT_URL}</a>') + "</p>")
         return ("<h3>accelgui</h3><p>" + self.tr(
             "What this machine can do for accelerated computing: probes, measured throughput "
             "and learning routes. Nothing leaves this computer unless you export it.")
-            + f"</p><table>{table}</table><p><b>" + self.tr("Keyboard shortcuts") + "</b><br>"
+            + "</p>" + links + f"<table>{table}</table><p><b>" + self.tr("Keyboard shortcuts") + "</b><br>"
             + "<br>".join(html_escape(line) for line in shortcuts) + "</p>")
 
     def show_about(self) -> None:
@@ -811,6 +869,7 @@ class MainWindow(QMainWindow):
     # == closing ============================================================================
     def closeEvent(self, event) -> None:
         self._closing = True
+        settings.remember("window/geometry", self.saveGeometry())
         self.bench.stop_and_wait()
         self.monitor.shutdown()
         super().closeEvent(event)

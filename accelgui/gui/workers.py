@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import traceback
@@ -22,6 +23,17 @@ from accelgui.probes.kernels import client
 
 KILL_AFTER_MS = 1000
 STDERR_KEEP = 4000
+_log = logging.getLogger(__name__)
+
+
+def user_message(exc: BaseException) -> str:
+    """What a person reads when work failed: the error's own text for the errors that explain
+    themselves (a report or file that cannot be read), else its kind and text; never where in
+    the code it happened."""
+    text = str(exc).strip()
+    if isinstance(exc, (OSError, ValueError)) and text:
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class Task(QObject):
@@ -49,10 +61,10 @@ class Task(QObject):
         try:
             result = self._fn(*self._args)
         except BaseException as exc:  # noqa: BLE001 - a worker must report, never crash the app
-            frame = traceback.extract_tb(exc.__traceback__)[-1:]
-            where = f" ({frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
+            # the user reads what went wrong; where in the code it happened goes to the log
+            _log.debug("worker %s failed:\n%s", self._name, "".join(traceback.format_exception(exc)))
             try:
-                self.failed.emit(f"{type(exc).__name__}: {exc}{where}")
+                self.failed.emit(user_message(exc))
             except RuntimeError:  # the app is gone
                 pass
             return

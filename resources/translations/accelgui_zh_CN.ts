@@ -545,6 +545,38 @@ all cores</source>
         <source>Copied {n} rows.</source>
         <translation>已复制 {n} 行。</translation>
     </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Pages</source>
+        <translation>页面</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <source>Copy report as JSON (redacted)</source>
+        <translation>复制报告为 JSON（已隐去身份信息）</translation>
+    </message>
+    <message>
+        <source>The whole report was copied to the clipboard as JSON (redacted).</source>
+        <translation>整份报告已以 JSON 形式复制到剪贴板（已隐去身份信息）。</translation>
+    </message>
+    <message>
+        <source>{source} · {ok} of {n} probes answered</source>
+        <translation>{source} · {n} 项探测中 {ok} 项有结果</translation>
+    </message>
+    <message>
+        <source>Fix: {fix}</source>
+        <translation>解决办法：{fix}</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -783,6 +815,50 @@ all cores</source>
     <message>
         <source>About accelgui</source>
         <translation>关于 accelgui</translation>
+    </message>
+    <message>
+        <source>{machine}: a benchmark measures the computer the app runs on, not a recorded tree, so it is not run (its figures would be filed under the recorded hardware). Start accelgui without --sysroot to measure this computer.</source>
+        <translation>{machine}：基准测试测量的是运行本程序的这台计算机，而不是录制的机器树，因此不运行（否则测得的数据会记在录制的硬件名下）。要测量这台计算机，请不带 --sysroot 启动 accelgui。</translation>
+    </message>
+    <message>
+        <source>Licence: {licence}</source>
+        <translation>许可证：{licence}</translation>
+    </message>
+    <message>
+        <source>Project: {url}</source>
+        <translation>项目主页：{url}</translation>
+    </message>
+    <message>
+        <source>&amp;Run benchmark (quick)</source>
+        <translation>运行基准测试（快速）(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Run &amp;full benchmark</source>
+        <translation>运行完整基准测试(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>取消(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Open report…</source>
+        <translation>打开报告(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Probe again</source>
+        <translation>重新检测(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
     </message>
 </context>
 <context>
@@ -1066,6 +1142,10 @@ all cores</source>
     <message>
         <source>Some probes had problems: {names}. &lt;a href=&apos;page:hardware&apos;&gt;See the details on the Hardware page&lt;/a&gt;.</source>
         <translation>部分检测出现问题：{names}。&lt;a href=&apos;page:hardware&apos;&gt;详见“硬件”页面&lt;/a&gt;。</translation>
+    </message>
+    <message>
+        <source>{route}: {status}</source>
+        <translation>{route}：{status}</translation>
     </message>
 </context>
 <context>

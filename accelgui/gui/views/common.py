@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +11,9 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import (QFrame, QLabel, QLayout, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
+from accelgui import l10n
 from accelgui.export import common as export_common
+from accelgui.export.labels import known
 
 
 @dataclass(frozen=True)
@@ -94,78 +97,27 @@ def unknown() -> str:
 
 # -- formatting --------------------------------------------------------------------------------
 
-# -- probe texts in Chinese: the probes write English into the report (its JSON stays as it is);
-#    the views translate these exact strings and prefixes at display time.
-
-#: Probe "absent" reasons and the runner's messages: exact text -> Chinese.
-PROBE_REASONS_ZH = {
-    "no DRM or compute-accelerator class devices": "没有 DRM 或计算加速器类设备",
-    "no AMD KFD topology (amdgpu not loaded or no AMD GPU)":
-        "没有 AMD KFD 拓扑（amdgpu 未加载，或没有 AMD GPU）",
-    "the KFD topology lists no GPU": "KFD 拓扑中没有 GPU",
-    "nvidia-ml-py (pynvml) is not installed": "未安装 nvidia-ml-py（pynvml）",
-    "the NVML library (libnvidia-ml.so.1) was not found": "找不到 NVML 库（libnvidia-ml.so.1）",
-    "the NVIDIA driver is not loaded": "NVIDIA 驱动未加载",
-    "no permission to talk to the NVIDIA driver": "没有权限访问 NVIDIA 驱动",
-    "no NVIDIA driver (no /dev/nvidiactl or /proc/driver/nvidia)":
-        "没有 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 /proc/driver/nvidia）",
-    "no NVIDIA driver (proc/driver/nvidia)": "没有 NVIDIA 驱动（proc/driver/nvidia）",
-    "no PCI bus in sysfs (sys/bus/pci/devices)": "sysfs 中没有 PCI 总线（sys/bus/pci/devices）",
-    "no device tree (not an Arm/RISC-V board)": "没有设备树（不是 Arm/RISC-V 开发板）",
-    "no USB bus in sysfs": "sysfs 中没有 USB 总线",
-}
-#: ... and by prefix (the rest, an error name or a figure, is kept): prefix -> Chinese prefix.
-PROBE_REASON_PREFIXES_ZH = (
-    ("NVML could not start: ", "NVML 无法启动："),
-    ("no answer within ", "超时未应答："),
-)
-
-#: A device's readiness checks (details.readiness_checks values): exact text -> Chinese.
-CHECK_VALUES_ZH = {
-    "ok": "通过",
-    "missing": "缺失",
-    "wrong": "驱动不对",
-    "denied": "被拒绝",
-    "not checked": "未检查",
-    "not passed into the container": "未传入容器",
-    "ok (inferred from its device files)": "通过（由它的设备文件推断）",
-}
-CHECK_PREFIXES_ZH = (
-    ("ok (inferred from ", "通过（由 ", ")", " 推断）"),
-    ("toolkit ", "工具包 ", "", ""),
-    ("package ", "Python 包 ", "", ""),
-)
+def probe_message(probe: Any, lang: str) -> str:
+    """A probe's absent reason or error in ``lang``: its ``error_msg`` rendered from the
+    catalogue when the probe wrote one, else the English ``error`` it stored."""
+    return str(l10n.field_text(probe, "error", lang) or "")
 
 
-def _zh(lang: str) -> bool:
-    return str(lang or "").lower().startswith("zh")
-
-
-def probe_reason_text(text: Any, lang: str) -> str:
-    """A probe's absent reason (or the runner's message) in ``lang``; unknown text unchanged."""
-    text = "" if text is None else str(text)
-    if not _zh(lang):
-        return text
-    if text in PROBE_REASONS_ZH:
-        return PROBE_REASONS_ZH[text]
-    for prefix, zh in PROBE_REASON_PREFIXES_ZH:
-        if text.startswith(prefix):
-            return zh + text[len(prefix):]
-    return text
+def source_text(report, lang: str, source: str | None = None, live: bool = True) -> str:
+    """Which machine this is: this one, a recorded tree, or an opened report."""
+    if not live and source:
+        return l10n.tr("app.hw.opened", lang, name=os.path.basename(str(source)))
+    if report is not None and report.sysroot not in (None, "", "/"):
+        name = os.path.basename(str(report.sysroot).rstrip("/")) or str(report.sysroot)
+        return l10n.tr("app.hw.recorded", lang, name=name)
+    return l10n.tr("app.hw.live", lang)
 
 
 def check_value_text(value: Any, lang: str) -> str:
-    """A readiness check's value ("ok", "missing", "not checked", ...) in ``lang``."""
+    """A readiness check's value ("ok", "missing", "not checked", ...) in ``lang``; a value
+    outside that vocabulary is shown as it is."""
     text = "" if value is None else str(value)
-    if not _zh(lang):
-        return text
-    if text in CHECK_VALUES_ZH:
-        return CHECK_VALUES_ZH[text]
-    for prefix, zh, suffix, zh_suffix in CHECK_PREFIXES_ZH:
-        if text.startswith(prefix) and text.endswith(suffix):
-            middle = text[len(prefix):len(text) - len(suffix)] if suffix else text[len(prefix):]
-            return zh + middle + zh_suffix
-    return text
+    return known("app.hw.check." + text.replace(" ", "_"), lang, text)
 
 
 def fmt_bytes(n: Any) -> str:
@@ -197,8 +149,8 @@ def tr_obj(obj: Any, lang: str) -> str:
 
 
 def lead(label: str) -> str:
-    """A bold lead-in ("Fix:") for rich text; no blank after a full-width colon ("解决办法：")."""
-    return "<b>" + html_escape(label) + "</b>" + ("" if label.endswith("：") else " ")
+    """A bold lead-in ("Fix:") for rich text; no blank after a full-width colon (U+FF1A)."""
+    return "<b>" + html_escape(label) + "</b>" + ("" if label.endswith("\uff1a") else " ")
 
 
 def html_escape(text: Any) -> str:
@@ -232,6 +184,7 @@ STYLE = "\n".join([
     "QPushButton#chip { color: #ffffff; border: none; border-radius: 10px; padding: 3px 12px;"
     " font-weight: 600; }",
     "QPushButton#chip:focus { border: 2px solid palette(highlight); }",
+    "QToolBar QToolButton:focus { border: 2px solid palette(highlight); border-radius: 4px; }",
     _tone_rules("QPushButton#chip", "background-color: {c};"),
     "QLabel#key { font-weight: 600; }",
 ])
@@ -265,6 +218,7 @@ class Card(QFrame):
 def key_label(text: str, parent: QWidget | None = None) -> QLabel:
     label = QLabel(text, parent)
     label.setObjectName("key")
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
 
@@ -275,8 +229,10 @@ def heading(text: str, size_delta: int = 4, parent: QWidget | None = None) -> QL
     font.setBold(True)
     label.setFont(font)
     label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # report data (host names...) never as markup
     _shrinkable(label)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setFocusPolicy(Qt.FocusPolicy.NoFocus)       # selectable with the mouse, no Tab stop
     return label
 
 
@@ -284,10 +240,12 @@ def muted(text: str, parent: QWidget | None = None, wrap: bool = True) -> QLabel
     """Secondary text in the palette's placeholder colour (readable in light and dark)."""
     label = QLabel(text, parent)
     label.setWordWrap(wrap)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     if wrap:
         _shrinkable(label)
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setFocusPolicy(Qt.FocusPolicy.NoFocus)       # selectable with the mouse, no Tab stop
     return label
 
 
@@ -299,6 +257,8 @@ def para(text: str, parent: QWidget | None = None, rich: bool = False) -> QLabel
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                   | Qt.TextInteractionFlag.LinksAccessibleByMouse
                                   | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+    if not (rich and "<a " in text):
+        label.setFocusPolicy(Qt.FocusPolicy.NoFocus)   # Tab stops only where something can be done
     return label
 
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QFileDialog, QGridLayout, QHBoxLayout, QHeaderVie
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
+from accelgui.export import common as export_common
 from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState, heading, muted,
                                        scroll_page)
 
@@ -104,6 +105,7 @@ class CompareView(QWidget):
         self.table.setColumnWidth(1, 260)
         cmp.body.addWidget(self.table, 1)
         body.addWidget(cmp, 1)
+        self._compared = None      # (lang, path A, shown report) of the comparison on screen
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -140,6 +142,10 @@ class CompareView(QWidget):
                 path=state.source or "?", when=(report.created or "?").replace("T", " ")[:16],
                 host=report.platform.hostname or "—"))
         self.live_button.setEnabled(not state.live)
+        compared = self._compared
+        if compared is not None and (compared[0] != state.lang or (
+                not compared[1] and compared[2] is not state.report)):
+            self.compare()                  # the language or the shown report changed: redo it
 
     def _browse(self, edit: QLineEdit) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Choose a report"),
@@ -163,6 +169,7 @@ class CompareView(QWidget):
             self._show_error(str(exc))
             return False
         self.rows = rows
+        self._compared = (self.state.lang, path_a, self.state.report)
         self._fill(rows)
         name_a = os.path.basename(path_a) if path_a else self.tr("the report shown now")
         name_b = os.path.basename(path_b)
@@ -178,6 +185,7 @@ class CompareView(QWidget):
     def _show_error(self, message: str) -> None:
         self.table.setRowCount(0)
         self.rows = []
+        self._compared = None
         self.result_label.setText(message)
         self.result_label.setStyleSheet(f"color: {READINESS_COLOURS['driver-missing']};")
 
@@ -187,7 +195,7 @@ class CompareView(QWidget):
             cells = [row["section"], row["field"], row["a"] or "—", row["b"] or "—"]
             change = row.get("change_pct")
             kinds = {"added": self.tr("only in B"), "removed": self.tr("only in A")}
-            cells.append(f"{change:+.1f}%" if isinstance(change, (int, float))
+            cells.append(export_common.fmt_change(change) if isinstance(change, (int, float))
                          else kinds.get(row.get("kind"), ""))
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)

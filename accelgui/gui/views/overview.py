@@ -9,11 +9,11 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButt
                                QSizePolicy, QVBoxLayout, QWidget)
 
 from accelgui.advisor import source_kind
-from accelgui.report import device_text
+from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
-                                       kind_text, level_text, muted, para, readiness_text,
-                                       scroll_page, status_text, tr_obj, unknown)
+                                       fmt_num, kind_text, level_text, muted, para, readiness_text,
+                                       scroll_page, source_text, status_text, tr_obj, unknown)
 
 STATUS_ORDER = ("ready", "partial", "remote", "unavailable")
 CARD_COLUMNS = 3
@@ -113,11 +113,13 @@ class OverviewView(QWidget):
             title = self.tr("This machine")
             sub = self.tr("Probed {when}").format(when=_short_time(report.created))
             if report.sysroot and report.sysroot != "/":
+                title = source_text(report, state.lang)       # "Recorded: <tree>"
                 sub += " · " + self.tr("recorded tree {path}").format(path=report.sysroot)
         else:
             host = report.platform.hostname or self.tr("another machine")
-            title = self.tr("Report from {host}").format(host=host)
-            sub = self.tr("Opened from {path} · created {when} · accelgui {version}").format(
+            title = source_text(report, state.lang, state.source, live=False)   # "Opened report: <file>"
+            sub = self.tr("Report from {host}").format(host=host) + " · " + \
+                self.tr("Opened from {path} · created {when} · accelgui {version}").format(
                 path=state.source or "?", when=_short_time(report.created),
                 version=report.accelgui_version)
         self._body.addWidget(heading(title, 6))
@@ -215,11 +217,23 @@ class OverviewView(QWidget):
         self._body.addLayout(grid)
 
     def _card_top(self, card: Card, title: str, badge: Badge | None) -> None:
-        row = QHBoxLayout()
+        """The card's title with its badge beside it, or under it when both would not fit a
+        narrow card (1024 px window, a long title or badge, wide Chinese glyphs)."""
         label = heading(title, 1)
-        row.addWidget(label, 1)
-        if badge is not None:
+        if badge is None:
+            card.body.addWidget(label)
+            return
+        width = sum(2 if ord(ch) > 0x2e80 else 1 for ch in title + badge.text())
+        if width > 22:
+            card.body.addWidget(label)
+            row = QHBoxLayout()
             row.addWidget(badge)
+            row.addStretch(1)
+            card.body.addLayout(row)
+            return
+        row = QHBoxLayout()
+        row.addWidget(label, 1)
+        row.addWidget(badge)
         card.body.addLayout(row)
 
     def _cpu_card(self, report) -> Card:
@@ -349,6 +363,9 @@ class OverviewView(QWidget):
         button.setToolTip("\n".join([status_text(route.status)] + [str(r) for r in route.reasons[:3]]))
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.setObjectName("chip")
+        button.setAutoDefault(True)          # Enter opens it too, not only Space
+        button.setAccessibleName(self.tr("{route}: {status}").format(
+            route=route_title(route, kb, lang), status=status_text(route.status)))
         button.setProperty("tone", tone(colour))
         button.clicked.connect(lambda _=False, rid=route.id: self.open_route.emit(rid))
         return button
@@ -408,10 +425,10 @@ class OverviewView(QWidget):
                     str(dev.get("device") or "?"),
                     fmt_bytes(dev.get("memory_bytes")),
                     f"{big.get('size')} {big.get('quant')}" if big else self.tr("none of the listed sizes"),
-                    (self.tr("~{n} tokens/s").format(n=speed) + " " +
+                    (self.tr("~{n} tokens/s").format(n=fmt_num(speed)) + " " +
                      (self.tr("(measured bandwidth)") if source_kind(source) == "measured"
                       else self.tr("(specification)")))
-                    if speed else self.tr("needs a bandwidth figure"),
+                    if isinstance(speed, (int, float)) else self.tr("needs a bandwidth figure"),
                     self._finetune_text(dev.get("finetune") or []),
                 ]
                 for col, text in enumerate(cells):
@@ -446,7 +463,7 @@ class OverviewView(QWidget):
         for r in rows:
             if not isinstance(r, dict) or not r.get("fits"):
                 continue
-            method = re.split(r"[ ,;:，；：（(]", str(r.get("method") or ""), maxsplit=1)[0]
+            method = re.split(r"[ ,;:\uff0c\uff1b\uff1a\uff08(]", str(r.get("method") or ""), maxsplit=1)[0]
             if r.get("params_b", 0) >= best.get(method, {}).get("params_b", -1):
                 best[method] = r
         if not best:

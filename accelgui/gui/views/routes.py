@@ -204,8 +204,9 @@ class RoutesView(QWidget):
         card.body.addLayout(top)
         if data and data.get("summary"):
             summary = tr_obj(data["summary"], lang)
-            first = summary.split(". ")[0].split("。")[0]
-            card.body.addWidget(muted(first.rstrip(".。") + ("." if lang != "zh" else "。")))
+            stop = "\u3002"                      # the ideographic full stop
+            first = summary.split(". ")[0].split(stop)[0]
+            card.body.addWidget(muted(first.rstrip("." + stop) + ("." if lang != "zh" else stop)))
         if assessment:
             for reason in assessment.reasons[:3]:
                 card.body.addWidget(para("• " + str(reason)))
@@ -220,6 +221,7 @@ class RoutesView(QWidget):
             row.addStretch(1)
         button = QPushButton(self.tr("Open learning path"))
         button.setObjectName(f"open-{rid}")
+        button.setAutoDefault(True)          # Enter opens it too, not only Space
         button.clicked.connect(lambda _=False, r=rid: self.open_route(r))
         button.setEnabled(bool(data))
         row.addWidget(button)

@@ -1,0 +1,120 @@
+"""Short human texts for facts of the machine: CPU topology and caches, DMI, device memory."""
+
+from __future__ import annotations
+
+import re
+
+from accelgui.export.labels import label
+from accelgui.export.numbers import fmt_bytes, fmt_value
+from accelgui.export.sanitize import clean
+
+# serial numbers, UUIDs and asset tags are never shown in human formats (json keeps them)
+_PRIVATE_KEY = re.compile(r"(serial|uuid|guid|asset|mac|machine_id|boot_id)", re.I)
+
+KEY_FEATURES = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16",
+                "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8", "amx_fp16",
+                "neon", "asimd", "asimddp", "dotprod", "i8mm", "bf16", "sve", "sve2", "sme",
+                "sme2", "vsx", "mma", "rvv", "v", "vxe")
+
+
+def key_features(cpu) -> list[str]:
+    feats = [str(f) for f in (cpu.features or [])]
+    picked = [f for f in feats if f in KEY_FEATURES]
+    return picked or feats[:16]
+
+
+def cpu_topology(cpu, lang: str = "en") -> str:
+    s, c, t = cpu.sockets, cpu.cores_per_socket, cpu.threads_per_core
+    parts = []
+    if s and c and t:
+        parts.append(label("sockets_cores", lang, s=s, c=c, t=t))
+    cores = s * c if (s and c) else None
+    if cores or cpu.logical_cpus:
+        parts.append(label("cores_threads", lang, c=cores if cores else "?",
+                           t=cpu.logical_cpus if cpu.logical_cpus else "?"))
+    return " = ".join(parts) if parts else label("unknown", lang)
+
+
+def cache_text(cpu) -> str:
+    parts = []
+    for name in ("l1d", "l1i", "l2", "l3", "l4"):
+        info = (cpu.caches or {}).get(name)
+        if not isinstance(info, dict):
+            continue
+        size, inst = info.get("size_bytes"), info.get("instances")
+        if size is None:
+            continue
+        if inst and inst > 1:
+            parts.append(f"{name.upper()} {fmt_bytes(size // inst)} × {inst}")
+        else:
+            parts.append(f"{name.upper()} {fmt_bytes(size)}")
+    return ", ".join(parts)
+
+
+def dmi_text(dmi: dict, *keys) -> str:
+    if not isinstance(dmi, dict):
+        return ""
+    vals = []
+    for k in keys:
+        v = dmi.get(k)
+        if v is not None and not isinstance(v, (dict, list)) and clean(v) and clean(v) not in vals:
+            vals.append(clean(v))
+    return " ".join(vals)
+
+
+def is_redacted(report) -> bool:
+    """Whether the report was redacted before it was shared (the top-level ``redacted`` flag
+    the redactor sets)."""
+    flag = getattr(report, "redacted", None)
+    if flag is None and hasattr(report, "to_dict"):
+        flag = report.to_dict().get("redacted")
+    return bool(flag)
+
+
+def hostname_text(report, lang: str = "en") -> str:
+    """The host name, "redacted" when it was removed for sharing, else "unknown"."""
+    if report.platform.hostname:
+        return clean(report.platform.hostname)
+    return label("redacted" if is_redacted(report) else "unknown", lang)
+
+
+def device_memory(dev) -> int | None:
+    d = dev.details or {}
+    for key in ("memory_bytes", "memory_total_bytes", "vram_bytes", "hbm_bytes"):
+        v = d.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return int(v)
+    return None
+
+
+def device_highlights(dev, lang: str = "en") -> list[str]:
+    """Short facts about a device: memory, compute capability / gfx target, driver version."""
+    d = dev.details or {}
+    out = []
+    mem = device_memory(dev)
+    if mem is not None:
+        out.append(fmt_bytes(mem, lang))
+    cc = d.get("compute_capability")
+    if cc is not None:
+        out.append(f"CC {cc:.1f}" if isinstance(cc, float) else f"CC {clean(cc)}")
+    for key in ("gfx_target", "generation", "tops_int8"):
+        if d.get(key) is not None and not isinstance(d.get(key), (dict, list)):
+            out.append(f"{key.replace('_', ' ')} {clean(d[key])}")
+    if d.get("driver_version") is not None:
+        out.append(f"driver {clean(d['driver_version'])}")
+    return out
+
+
+def device_detail_text(dev) -> str:
+    """Every scalar detail except identifiers (serials, UUIDs), as k=v."""
+    items = []
+    for k, v in (dev.details or {}).items():
+        if v is None or isinstance(v, (dict, list)) or _PRIVATE_KEY.search(str(k)) \
+                or k in ("index", "memory_bytes"):
+            continue
+        if k == "compute_capability" and isinstance(v, float):
+            shown = f"{v:.1f}"
+        else:
+            shown = fmt_value(str(k), v) if isinstance(v, (int, float)) else clean(v)
+        items.append(f"{clean(k)}={shown}")
+    return ", ".join(items)

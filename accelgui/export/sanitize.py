@@ -1,0 +1,77 @@
+"""Every string a report holds came from firmware, the kernel or another machine, so it is
+treated as hostile: :func:`clean` removes control characters, terminal escape sequences and
+bidirectional overrides; :func:`esc_html` and :func:`esc_md` then escape for HTML and Markdown."""
+
+from __future__ import annotations
+
+import html as _html
+import re
+import unicodedata
+
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"          # CSI ... final byte
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL / ST
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"   # DCS / SOS / PM / APC strings
+    r"|\x1b[@-Z\\-_]"                   # other two-byte escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]")          # 8-bit CSI
+_BIDI = {"\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
+         "\u2066", "\u2067", "\u2068", "\u2069", "\ufeff", "\u200b"}
+_LINE_BREAKS = {"\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"}
+
+
+def clean(value, keep_newlines: bool = False) -> str:
+    """A string safe to print: no control characters, escape sequences or bidi overrides.
+
+    Newlines become spaces unless ``keep_newlines``; tabs become spaces; runs of spaces on a
+    line collapse. ``None`` becomes "" (callers choose the word for unknown)."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        from accelgui.export.numbers import fmt_num  # numbers imports this module
+
+        text = fmt_num(value)
+    else:
+        text = str(value)
+    text = _ANSI.sub("", text)
+    out = []
+    for ch in text:
+        if ch in _LINE_BREAKS:
+            out.append("\n" if keep_newlines and ch in ("\n", "\u2028", "\u2029") else " ")
+        elif ch == "\t":
+            out.append(" ")
+        elif ch in _BIDI:
+            continue
+        elif unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") and ch not in ("\n",):
+            continue
+        else:
+            out.append(ch)
+    text = "".join(out)
+    if keep_newlines:
+        return "\n".join(re.sub(r" {2,}", " ", line).strip() for line in text.split("\n")).strip()
+    return re.sub(r" {2,}", " ", text).strip()
+
+
+def esc_html(value) -> str:
+    """Cleaned and HTML-escaped (quotes too), for element text and attribute values."""
+    return _html.escape(clean(value), quote=True)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_<>\[\]|~&$])")
+_MD_LINE_START = re.compile(r"^(\s*)([#+=>-]|\d+[.)])")
+
+
+def esc_md(value, inline: bool = False) -> str:
+    """Cleaned and escaped for Markdown inline text and GFM table cells.
+
+    Backslash-escapes what can start markup anywhere in a line (code spans, emphasis, HTML,
+    links, table pipes, strikethrough, entities, math) and what starts a block at the
+    beginning of a line (headings, lists, quotes); CommonMark allows a backslash before any
+    ASCII punctuation. Newlines are folded, so a cell stays one table row. ``inline``: the
+    text does not start a line (a table cell), so block markers need no escape."""
+    text = _MD_SPECIAL.sub(r"\\\1", clean(value))
+    if inline:  # inside a table cell or after other text: no block can start here
+        return text
+    def block(m):
+        mark = m.group(2)
+        return m.group(1) + (mark[:-1] + "\\" + mark[-1] if mark[0].isdigit() else "\\" + mark)
+    return _MD_LINE_START.sub(block, text, count=1)

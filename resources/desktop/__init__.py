@@ -1,0 +1,1 @@
+"""The desktop entry and AppStream metainfo, installed by ``accelgui --install-desktop``."""
