@@ -128,7 +128,7 @@ class KB:
 
 
 def _t(s):
-    return {"en": s, "zh": s + "（中文）"}
+    return {"en": s, "zh": s + "\uff08\u4e2d\u6587\uff09"}
 
 
 def req(rid, rule, level="required", fallback="cloud", fix="do the fix. Then more."):
@@ -224,7 +224,7 @@ def test_unknown_required_qualifies_the_verdict_and_names_the_fact():
     assert a.status == "ready"          # nothing known to be missing: not lowered ...
     assert a.qualifier.startswith("not confirmed: ")   # ... but qualified, naming the fact
     assert "benchmarks.cpu.stream.triad_gbps" in a.qualifier
-    assert a.unconfirmed and a.qualifier_msg["zh"].startswith("未确认")
+    assert a.unconfirmed and a.qualifier_msg["zh"].startswith("\u672a\u786e\u8ba4")
     assert a.blocking[0]["state"] == "unknown"
     assert "run --bench" in a.reasons[0] and "unknown" in a.reasons[0]
     measured = cpu_vm(benchmarks={"cpu": {"stream": {"triad_gbps": 42.0}}})
@@ -244,9 +244,9 @@ def test_unknown_without_fallback_is_not_confirmed_not_unavailable():
 
 def test_language_of_titles_and_blocking():
     gpu = by_id(advisor.assess(cpu_vm(), TOY, lang="zh"))["gpu"]
-    assert gpu.title == "gpu route（中文）"
-    assert gpu.blocking[0]["label"].endswith("（中文）")
-    assert "本机没有" in gpu.reasons[0]
+    assert gpu.title == "gpu route\uff08\u4e2d\u6587\uff09"
+    assert gpu.blocking[0]["label"].endswith("\uff08\u4e2d\u6587\uff09")
+    assert "\u672c\u673a\u6ca1\u6709" in gpu.reasons[0]
 
 
 def test_broken_rule_does_not_crash_the_report():
@@ -795,10 +795,10 @@ def test_estimates_in_chinese_name_the_devices():
                      for i in range(8)}}
     est = advisor.estimates(h100_server().replace(benchmarks=bench), lang="zh")
     names = [d["device"] for d in est["devices"]]
-    assert names[0] == "NVIDIA H100 80GB HBM3（0 号；8 个相同设备每个都一样）"
-    assert names[1].startswith("8 × NVIDIA H100 80GB HBM3（0、1、2、3") and "模型切分" in names[1]
-    assert names[-1].startswith("CPU + 系统内存")
-    assert est["devices"][0]["bandwidth_source"].startswith("实测") and "3000" in est["devices"][0]["bandwidth_source"]
-    assert est["devices"][0]["finetune"][0]["method"] == "全量微调（Adam 混合精度）"
-    assert "能放下的最大 LLM" in est["summary"][0] and "实测带宽" in est["summary"][0]
+    assert names[0] == "NVIDIA H100 80GB HBM3\uff080 \u53f7\uff1b8 \u4e2a\u76f8\u540c\u8bbe\u5907\u6bcf\u4e2a\u90fd\u4e00\u6837\uff09"
+    assert names[1].startswith("8 × NVIDIA H100 80GB HBM3\uff080\u30011\u30012\u30013") and "\u6a21\u578b\u5207\u5206" in names[1]
+    assert names[-1].startswith("CPU + \u7cfb\u7edf\u5185\u5b58")
+    assert est["devices"][0]["bandwidth_source"].startswith("\u5b9e\u6d4b") and "3000" in est["devices"][0]["bandwidth_source"]
+    assert est["devices"][0]["finetune"][0]["method"] == "\u5168\u91cf\u5fae\u8c03\uff08Adam \u6df7\u5408\u7cbe\u5ea6\uff09"
+    assert "\u80fd\u653e\u4e0b\u7684\u6700\u5927 LLM" in est["summary"][0] and "\u5b9e\u6d4b\u5e26\u5bbd" in est["summary"][0]
     assert not any("index" in n or "measured" in n for n in names + est["summary"])

@@ -45,15 +45,15 @@ def pci_function(root, addr, vendor, device, cls, driver=None, files=None):
 # ---------------------------------------------------------------------------------------
 
 ACME = {
-    "id": "acme-npu", "name": {"en": "Acme NPU", "zh": "Acme 神经网络处理器"}, "kind": "npu",
+    "id": "acme-npu", "name": {"en": "Acme NPU", "zh": "Acme \u795e\u7ecf\u7f51\u7edc\u5904\u7406\u5668"}, "kind": "npu",
     "vendor": "acme", "vendors": {"1fff": {"id": "acme", "name": "Acme"}},
     "claims": {"pci": [{"vendor": "1fff"}]},
     "drivers": {"acme_npu": {"evidence": True, "nodes": ["dev/acme[0-9]*"],
                              "sysfs_classes": {"acme_class": ["dev/{}"]}}},
-    "runtime": {"name": {"en": "the Acme runtime", "zh": "Acme 运行时"}, "toolkits": ["acme_rt"]},
-    "fixes": {"driver": {"en": "Install acme-dkms, then reboot.", "zh": "安装 acme-dkms，然后重启。"},
-              "node": {"en": "Reload acme_npu.", "zh": "重新加载 acme_npu。"},
-              "runtime": {"en": "Install the Acme runtime.", "zh": "安装 Acme 运行时。"}},
+    "runtime": {"name": {"en": "the Acme runtime", "zh": "Acme \u8fd0\u884c\u65f6"}, "toolkits": ["acme_rt"]},
+    "fixes": {"driver": {"en": "Install acme-dkms, then reboot.", "zh": "\u5b89\u88c5 acme-dkms\uff0c\u7136\u540e\u91cd\u542f\u3002"},
+              "node": {"en": "Reload acme_npu.", "zh": "\u91cd\u65b0\u52a0\u8f7d acme_npu\u3002"},
+              "runtime": {"en": "Install the Acme runtime.", "zh": "\u5b89\u88c5 Acme \u8fd0\u884c\u65f6\u3002"}},
     "segment": "embedded",
     "specs": {"as_of": "2026-11-30", "source": "https://example.invalid/acme-npu-datasheet",
               "review_by": "2027-11-30",
@@ -94,7 +94,7 @@ def test_a_new_family_is_classified_assessed_and_fixed_in_both_languages(acme, t
     assert ready.details["segment"] == "embedded" and ready.details["form"] == "discrete"
     assert missing.readiness == "driver-missing" and missing.family == "acme-npu"
     assert missing.fix == "Install acme-dkms, then reboot."
-    assert l10n.field_text(missing, "fix", "zh") == "安装 acme-dkms，然后重启。"
+    assert l10n.field_text(missing, "fix", "zh") == "\u5b89\u88c5 acme-dkms\uff0c\u7136\u540e\u91cd\u542f\u3002"
     assert _CJK.search(l10n.field_text(missing, "readiness_reason", "zh"))
     assert [s["ok"] for s in missing.ladder][:2] == [True, False]
     assert missing.details["memory_bandwidth_gbps"] is None          # no spec row for 0002

@@ -322,18 +322,18 @@ def test_language_switch_shows_chinese_throughout(qtbot):
     window.set_language("zh_CN")
     settle(qtbot, window)
     sidebar = [window.sidebar.item(i).text() for i in range(window.sidebar.count())]
-    assert sidebar == ["概览", "硬件", "基准测试", "监视器", "学习路线", "参考资料", "报告"]
+    assert sidebar == ["\u6982\u89c8", "\u786c\u4ef6", "\u57fa\u51c6\u6d4b\u8bd5", "\u76d1\u89c6\u5668", "\u5b66\u4e60\u8def\u7ebf", "\u53c2\u8003\u8d44\u6599", "\u62a5\u544a"]
     overview = texts(show(window, "overview"))
-    assert "这台机器" in overview and "结论" in overview
-    assert "GPU 计算" in overview            # a route title from the knowledge base, in Chinese
+    assert "\u8fd9\u53f0\u673a\u5668" in overview and "\u7ed3\u8bba" in overview
+    assert "GPU \u8ba1\u7b97" in overview            # a route title from the knowledge base, in Chinese
     assert "Verdict" not in overview
     routes = texts(show(window, "routes"))
-    assert "学习路线" in routes
+    assert "\u5b66\u4e60\u8def\u7ebf" in routes
     window.open_route("gpu")
     detail = texts(window.routes)
-    assert "检查驱动并安装 GPU 框架" in detail   # step title in Chinese
-    assert "学习路径" in detail
-    assert window.act_quick.text() == "运行基准测试（快速）(&R)"      # with its mnemonic
+    assert "\u68c0\u67e5\u9a71\u52a8\u5e76\u5b89\u88c5 GPU \u6846\u67b6" in detail   # step title in Chinese
+    assert "\u5b66\u4e60\u8def\u5f84" in detail
+    assert window.act_quick.text() == "\u8fd0\u884c\u57fa\u51c6\u6d4b\u8bd5\uff08\u5feb\u901f\uff09(&R)"      # with its mnemonic
     window.set_language("en")
     settle(qtbot, window)
     assert window.sidebar.item(0).text() == "Overview"
@@ -354,14 +354,14 @@ def test_chinese_overview_shows_the_devices_fix_in_chinese(qtbot):
     settle(qtbot, window)
     overview = texts(show(window, "overview"))
     assert reason_zh in overview
-    assert "安装 NVIDIA 驱动" in overview and "解决办法：" in overview
+    assert "\u5b89\u88c5 NVIDIA \u9a71\u52a8" in overview and "\u89e3\u51b3\u529e\u6cd5\uff1a" in overview
     assert gpu.fix not in overview and gpu.readiness_reason not in overview
     hardware = show(window, "hardware").all_text()
     assert fix_zh in hardware and gpu.fix not in hardware
     window.set_language("en")
     settle(qtbot, window)
     overview = texts(show(window, "overview"))
-    assert "Install the NVIDIA driver" in overview and "安装 NVIDIA 驱动" not in overview
+    assert "Install the NVIDIA driver" in overview and "\u5b89\u88c5 NVIDIA \u9a71\u52a8" not in overview
 
 
 def test_chinese_hardware_page_has_no_raw_field_names_and_reestimates(qtbot):
@@ -379,17 +379,17 @@ def test_chinese_hardware_page_has_no_raw_field_names_and_reestimates(qtbot):
     for raw in ("os_release", "threads_per_core", "vendor_id", "readiness_checks", "memory_bytes",
                 "pci_class", "Distribution", "Threads per core"):
         assert raw not in hardware, raw
-    assert "每核线程数" in hardware and "未检查" in hardware and "✗ 未通过" in hardware
+    assert "\u6bcf\u6838\u7ebf\u7a0b\u6570" in hardware and "\u672a\u68c0\u67e5" in hardware and "✗ \u672a\u901a\u8fc7" in hardware
     probe = {"error": "no USB bus in sysfs", "error_msg": l10n.msg("common.unknown")}
-    assert probe_message(probe, "zh") == "未知" and probe_message({"error": "x"}, "zh") == "x"
+    assert probe_message(probe, "zh") == "\u672a\u77e5" and probe_message({"error": "x"}, "zh") == "x"
     est = window.report.estimates
-    assert est["devices"][-1]["device"].startswith("CPU + 系统内存")
+    assert est["devices"][-1]["device"].startswith("CPU + \u7cfb\u7edf\u5185\u5b58")
     overview = texts(show(window, "overview"))
-    assert "CPU + 系统内存" in overview and "CPU + system memory" not in overview
+    assert "CPU + \u7cfb\u7edf\u5185\u5b58" in overview and "CPU + system memory" not in overview
     window.set_language("en")
     settle(qtbot, window)
     hardware = show(window, "hardware").all_text()
-    assert "Threads per core" in hardware and "每核线程数" not in hardware
+    assert "Threads per core" in hardware and "\u6bcf\u6838\u7ebf\u7a0b\u6570" not in hardware
     assert window.report.estimates["devices"][-1]["device"].startswith("CPU + system memory")
 
 
@@ -967,8 +967,8 @@ def test_ladder_is_drawn_from_device_ladder_with_the_fix_at_the_first_failing_st
         "driver": "ok", "device_node": "ok", "access": "ok", "runtime": "missing"}}})
     assert [s["ok"] for s in old] == [True, True, True, True, False]
     assert [s["ok"] for s in ladder({"readiness": "driver-missing"})] == [True, False, None, None, None]
-    zh = ladder_rows(dict(dev, fix_zh="把自己加入 render 组"), "zh")
-    assert zh[4].value == "把自己加入 render 组"
+    zh = ladder_rows(dict(dev, fix_zh="\u628a\u81ea\u5df1\u52a0\u5165 render \u7ec4"), "zh")
+    assert zh[4].value == "\u628a\u81ea\u5df1\u52a0\u5165 render \u7ec4"
 
 
 def test_a_device_page_shows_its_fix_in_full(qtbot):

@@ -689,7 +689,7 @@ def test_every_not_ready_device_in_every_tree_has_chinese_reason_and_fix():
             zh_reason, zh_fix = _zh(d, "readiness_reason"), _zh(d, "fix")
             assert _CJK.search(zh_reason or ""), (tree.name, d.readiness_reason)
             assert _CJK.search(zh_fix or ""), (tree.name, d.fix)
-            assert zh_reason.endswith("。") and zh_fix.endswith("。"), (zh_reason, zh_fix)
+            assert zh_reason.endswith("\u3002") and zh_fix.endswith("\u3002"), (zh_reason, zh_fix)
             assert l10n.render(d.readiness_reason_msg, "en") == d.readiness_reason
 
 
@@ -744,7 +744,7 @@ def test_every_path_of_the_ladder_reads_in_both_languages(family):
             zh = l10n.render(message, "zh")
             assert _CJK.search(zh), (family, en)
             assert "None" not in zh and "{" not in zh and "None" not in en and "{" not in en, zh
-            assert not re.search(r" [，。：；、（）]|[，。：；、（）] ", zh), zh
+            assert not re.search(r" [\uff0c\u3002\uff1a\uff1b\u3001\uff08\uff09]|[\uff0c\u3002\uff1a\uff1b\u3001\uff08\uff09] ", zh), zh
     assert states - {"ready", "unknown"}, family        # the ladder can fail for every family
 
 

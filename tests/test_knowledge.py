@@ -191,7 +191,7 @@ def test_seed_error_is_recorded_as_a_correction(term, route):
 
 
 @pytest.mark.parametrize("phrase", ["TPU-D", "OpenFEM", "OpenAI Falcon", "SGX", "Edge Compute)",
-                                    "TensorFlow Lite for FPGA", "秒级加速", "AI-Zap", "AI-Tech"])
+                                    "TensorFlow Lite for FPGA", "\u79d2\u7ea7\u52a0\u901f", "AI-Zap", "AI-Tech"])
 def test_seed_errors_are_not_repeated_outside_corrections(phrase):
     for entry in ROUTE_FILES:
         for path, text in _texts(_load(entry), skip=("corrections",)):
@@ -310,16 +310,16 @@ def _write(dirpath: Path, name: str, data) -> Path:
 
 
 def _new_route(rid="quantum", order=50, prereq="cpu.know-your-cpu") -> dict:
-    t = {"en": "Text", "zh": "文本"}
+    t = {"en": "Text", "zh": "\u6587\u672c"}
     steps = []
     for i, level in enumerate(["beginner"] * 2 + ["intermediate"] * 2 + ["advanced"] * 2):
         steps.append({
-            "id": f"{rid}.s{i}", "level": level, "title": {"en": f"Step {i}", "zh": f"第 {i} 步"},
+            "id": f"{rid}.s{i}", "level": level, "title": {"en": f"Step {i}", "zh": f"\u7b2c {i} \u6b65"},
             "summary": t, "hours": 2, "prerequisites": [prereq] if i == 0 else [f"{rid}.s{i-1}"],
             "needs": [], "tools": ["Qiskit"], "verify": t,
             "resources": [{"title": "Docs", "url": "https://example.org/docs", "kind": "docs",
                            "checked": "2026-11-29"}]})
-    return {"id": rid, "order": order, "title": {"en": "Quantum", "zh": "量子计算"},
+    return {"id": rid, "order": order, "title": {"en": "Quantum", "zh": "\u91cf\u5b50\u8ba1\u7b97"},
             "summary": t, "scenarios": [t],
             "tools": [{"name": "Qiskit", "url": "https://example.org", "checked": "2026-11-29"}],
             "requirements": [{"id": f"{rid}.any", "level": "required", "label": t,
@@ -447,7 +447,7 @@ def test_load_is_cached_per_directory(tmp_path):
 
 
 def test_tr_falls_back_to_english():
-    assert tr({"en": "GPU", "zh": "图形处理器"}, "zh") == "图形处理器"
+    assert tr({"en": "GPU", "zh": "\u56fe\u5f62\u5904\u7406\u5668"}, "zh") == "\u56fe\u5f62\u5904\u7406\u5668"
     assert tr({"en": "GPU"}, "zh") == "GPU"
     assert tr("plain", "zh") == "plain" and tr(None, "en") == ""
 
@@ -480,7 +480,7 @@ def test_print_routes_text_lists_routes_and_steps():
     buf = io.StringIO()
     assert print_routes("zh", "text", None, buf) == 0
     text = buf.getvalue()
-    assert "学习路线" in text and "[gpu.setup-check]" in text and "自检" in text
+    assert "\u5b66\u4e60\u8def\u7ebf" in text and "[gpu.setup-check]" in text and "\u81ea\u68c0" in text
     assert text.count("https://") > 100
 
 
@@ -516,7 +516,7 @@ def test_cli_routes_json_in_both_languages(lang):
     assert set(EXPECTED_ROUTE_IDS) <= set(routes)
     assert all(len(r["steps"]) >= 6 for r in routes.values())
     if lang == "zh":
-        assert routes["gpu"]["title"] == "GPU 计算"
+        assert routes["gpu"]["title"] == "GPU \u8ba1\u7b97"
 
 
 def test_cli_routes_with_broken_knowledge_dir_names_the_file(tmp_path):

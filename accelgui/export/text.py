@@ -159,7 +159,6 @@ def render(report, lang: str = "en") -> str:
                 out.append(f"  {C.word(pr.status, lang)} {C.clean(pr.name)}: {C.clean(pr.error)}")
             for w in getattr(pr, "warnings", None) or []:      # inputs the probe could not use
                 if isinstance(w, dict):
-
                     out.append(f"  {C.clean(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
         unsure = [pr.name for pr in report.probes if pr.name in ("pci", "usb", "accel", "soc")
                   and pr.status in ("partial", "error", "timeout")]
