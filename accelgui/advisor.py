@@ -1,7 +1,7 @@
 """The advisor: which learning routes this machine supports, what to learn next, and what it
 can run. Pure functions of (report, knowledge base, learner progress): no I/O, no /sys.
 
-Route status, from the route's requirements (SPEC.md, RULE language in accelgui.rules):
+Route status, from the route's requirements (README "How the advisor decides"; RULE language in accelgui.rules):
 
   ready        every requirement, required and recommended, is met
   partial      every required one is met, some recommended one is not (a runtime to install)

@@ -1,6 +1,6 @@
 """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
 
-Labelled estimates (formulas in ../shared KNOWLEDGE.md, "What can this machine run"), citing the
+Labelled estimates (formulas in docs/knowledge.md, "What can this machine run"), citing the
 figure each one uses. Pure functions of the report; split out of :mod:`accelgui.advisor`, which
 re-exports the public names.
 """
@@ -401,7 +401,7 @@ NOISY_SPREAD = 0.20     # measured repeats spread wider than this: the figure is
 def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
 
-    Labelled estimates from the formulas in KNOWLEDGE.md, citing the figure each one uses
+    Labelled estimates from the formulas in docs/knowledge.md, citing the figure each one uses
     (measured benchmark, else specification, else null with a note). Every human-readable
     string (notes, device names, sources, method names, summary lines, formulas) is in
     ``lang`` ("en", or "zh"/"zh_CN" for Chinese, from :data:`ESTIMATE_TEXTS`); the keys, the

@@ -1,4 +1,4 @@
-"""The Report: one immutable description of a machine (see REPORT_CONTRACT.md).
+"""The Report: one immutable description of a machine (docs/report-contract.md).
 
 Probes produce plain JSON-ready dicts; :func:`assemble` turns them into these frozen records.
 ``to_dict`` gives the contract's JSON object; ``from_dict`` reads it back (reports saved on

@@ -32,7 +32,7 @@ __all__ = [
 
 ENV_VAR = "ACCELGUI_KNOWLEDGE_DIR"
 
-#: The 13 routes the product promises (KNOWLEDGE.md).
+#: The 13 routes the product promises (docs/knowledge.md).
 EXPECTED_ROUTE_IDS = (
     "gpu", "tpu", "fpga", "asic", "cpu", "edge", "cloud", "open-source", "enterprise", "npu",
     "software-acceleration", "model-optimization", "integration",

@@ -172,7 +172,7 @@ def test_facts_are_dated_and_sourced():
     assert {"1a6e:089a", "18d1:9302"} <= usb
 
 
-# The errors of the two source articles (KNOWLEDGE.md) and where their correction lives.
+# The errors of the two source articles (docs/knowledge.md) and where their correction lives.
 SEED_ERRORS = {
     "SGX": "cpu", "TensorFlow Lite": "tpu", "MKL": "asic",
     "Falcon": None, "TPU-D": None, "OpenFEM": None, "Mistral": None, "A100": None,

@@ -54,7 +54,7 @@ def fmt_gflops(x, lang: str = "en") -> str:
 
 
 def fmt_value(key: str, value, lang: str = "en") -> str:
-    """Format a number by the unit in its key name (REPORT_CONTRACT: units live in names)."""
+    """Format a number by the unit in its key name (docs/report-contract.md: units live in names)."""
     if value is None:
         return label("unknown", lang)
     if isinstance(value, bool):

@@ -35,7 +35,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 # the plain-C reference, vendored here so that `make bench` works from a fresh clone
-# (the same files as the session's ../shared/bench-ref)
 DEFAULT_REF = HERE / "bench-ref" / "run"
 
 
