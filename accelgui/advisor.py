@@ -31,7 +31,7 @@ import re
 from accelgui import l10n, rules
 # estimates live in accelgui.estimates; re-exported for the readers that import them from here
 from accelgui.estimates import (
-    ESTIMATE_TEXTS, FINETUNE_METHODS, FORMULAS, MODEL_SIZES, QUANTS, decode_tokens_per_s,
+    ESTIMATE_TEXTS, FINETUNE_METHODS, FORMULAS, QUANTS, decode_tokens_per_s,
     estimates, kv_cache_bytes, llm_row, prefill_tokens_per_s, source_kind, weights_bytes)
 from accelgui.knowledge import support
 from accelgui.knowledge import tr as _tr
@@ -39,7 +39,7 @@ from accelgui.report import RouteAssessment
 
 __all__ = ["assess", "GOALS", "goal_label", "check_goal", "route_goals", "VERDICTS",
            "overall_next_steps", "requirement_results", "MAX_STEPS",
-           "estimates", "source_kind", "ESTIMATE_TEXTS", "MODEL_SIZES", "QUANTS", "llm_row",
+           "estimates", "source_kind", "ESTIMATE_TEXTS", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
            "FORMULAS", "FINETUNE_METHODS"]
 

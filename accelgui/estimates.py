@@ -12,7 +12,7 @@ import re
 from accelgui import benchmarks, l10n, rules
 from accelgui.knowledge import support
 
-__all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "MODEL_SIZES", "QUANTS", "llm_row",
+__all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
            "FORMULAS", "FINETUNE_METHODS"]
 
@@ -30,24 +30,6 @@ DEVICE_OVERHEAD = 0.10              # runtime, CUDA context, fragmentation
 CPU_FALLBACK_SHARE = 0.8            # of total memory, when "available" is unknown
 
 QUANTS = (("FP16", 16.0), ("Q8_0", 8.5), ("Q4_K_M", 4.8))
-
-#: Representative dense decoder-only models (grouped-query attention, Llama-like).
-MODEL_SIZES = (
-    {"size": "1B", "params_b": 1, "layers": 16, "kv_heads": 8, "head_dim": 64,
-     "like": "Llama 3.2 1B"},
-    {"size": "3B", "params_b": 3, "layers": 28, "kv_heads": 8, "head_dim": 128,
-     "like": "Llama 3.2 3B"},
-    {"size": "7B/8B", "params_b": 8, "layers": 32, "kv_heads": 8, "head_dim": 128,
-     "like": "Llama 3.1 8B"},
-    {"size": "13B/14B", "params_b": 14, "layers": 48, "kv_heads": 8, "head_dim": 128,
-     "like": "Qwen2.5 14B"},
-    {"size": "32B/34B", "params_b": 32, "layers": 64, "kv_heads": 8, "head_dim": 128,
-     "like": "Qwen2.5 32B"},
-    {"size": "70B", "params_b": 70, "layers": 80, "kv_heads": 8, "head_dim": 128,
-     "like": "Llama 3.1 70B"},
-    {"size": "405B", "params_b": 405, "layers": 126, "kv_heads": 8, "head_dim": 128,
-     "like": "Llama 3.1 405B"},
-)
 
 #: Every human-readable string of :func:`estimates`, as (English, Chinese) templates read from
 #: the ``advisor`` message catalogue (ids ``advisor.est.<key>``); the numbers, keys and report
@@ -192,10 +174,11 @@ def inference_only(label: str) -> bool:
 
 def _finetune_rows(budget_bytes, sharded: bool = False, lang: str = "en") -> list[dict]:
     rows = []
-    for model in MODEL_SIZES:
+    dense = [m for m in catalogue() if m.get("active_params_b", m["params_b"]) == m["params_b"]]
+    for model in dense:                 # fine-tuning figures for the dense models of the catalogue
         for _, per_param, _, key in FINETUNE_METHODS:
             b = int(round(model["params_b"] * 1e9 * per_param))
-            rows.append({"size": model["size"], "params_b": model["params_b"],
+            rows.append({"size": model["name"], "params_b": model["params_b"],
                          "method": _t(key, lang) + (_t("ft_sharded", lang) if sharded else ""),
                          "bytes_per_param": per_param, "bytes": b,
                          "basis": _t(key + "_basis", lang),

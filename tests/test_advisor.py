@@ -574,9 +574,9 @@ def test_estimates_finetune_and_assumptions():
     cpu = est["devices"][0]
     assert cpu["device"].startswith("CPU + system memory")
     full7 = next(r for r in cpu["finetune"]
-                 if r["size"] == "7B/8B" and r["method"] == "full Adam mixed precision")
-    assert full7["bytes"] == 16 * 8 * 10**9 and full7["fits"] is False   # 128 GB > 14 GiB
-    qlora7 = next(r for r in cpu["finetune"] if r["size"] == "7B/8B" and r["method"].startswith("QLoRA"))
+                 if r["size"] == "Llama 3.1 8B" and r["method"] == "full Adam mixed precision")
+    assert full7["bytes"] == int(round(16 * 8.03e9)) and full7["fits"] is False   # 128 GB > 14 GiB
+    qlora7 = next(r for r in cpu["finetune"] if r["size"] == "Llama 3.1 8B" and r["method"].startswith("QLoRA"))
     assert qlora7["fits"] is True
     arch = {a["model"]: a for a in est["assumptions"]["architectures"]}
     assert (arch["llama-3.1-70b"]["layers"], arch["llama-3.1-70b"]["kv_heads"]) == (80, 8)
