@@ -117,10 +117,6 @@ def curated() -> dict:
     return data
 
 
-def curated_device(vendor: str, device: str) -> dict | None:
-    return curated().get("devices", {}).get(f"{vendor}:{device}".lower())
-
-
 def vendor_info(vendor: str) -> dict | None:
     """{"id", "name"[, "kind"]} of a PCI vendor: the curated table, then the vendors the
     device-family data names (so a tree without pci.ids still says "nec", not "pci-1bcf")."""

@@ -76,10 +76,6 @@ def _translated(names: tuple) -> dict:
     return {name: QCoreApplication.translate("common", name) for name in names}
 
 
-def probe_status_text(status: str) -> str:
-    return _translated(("ok", "partial", "absent", "error", "timeout")).get(status, status)
-
-
 def kind_text(kind: str) -> str:
     names = {"gpu": "GPU", "npu": "NPU", "tpu": "TPU", "fpga": "FPGA", "dsp": "DSP", "accelerator": "Accelerator"}
     if kind in names:
