@@ -669,6 +669,7 @@ def _with_unit(path: str, value) -> str:
     return _num(value)
 
 
+@functools.lru_cache(maxsize=4096)
 def _norm_pkg(name: str) -> str:
     return re.sub(r"[-_.]+", "-", str(name)).lower()
 
@@ -678,9 +679,24 @@ _PKG_VARIANT = re.compile(
     r"silicon|training|nightly|headless)\b")
 
 
+_NORM_INDEX: dict = {}     # id(packages) -> (packages, a copy, {normalised name: (name, version)})
+
+
+def _norm_index(packages: dict) -> dict:
+    """The normalised-name index of one package table, built once per table (an assessment asks
+    dozens of rules about the same environments)."""
+    hit = _NORM_INDEX.get(id(packages))
+    if hit is None or hit[0] is not packages or hit[1] != packages:     # same table, unchanged
+        if len(_NORM_INDEX) > 64:
+            _NORM_INDEX.clear()
+        hit = _NORM_INDEX[id(packages)] = (packages, dict(packages),
+                                           {_norm_pkg(k): (k, v) for k, v in packages.items()})
+    return hit[2]
+
+
 def _find_in(packages: dict, name: str):
     want = _norm_pkg(name)
-    norm = {_norm_pkg(k): (k, v) for k, v in (packages or {}).items()}
+    norm = _norm_index(packages or {})
     if want in norm:
         return norm[want]
     for key, kv in norm.items():

@@ -35,11 +35,16 @@ _catalogues: dict[str, dict[str, str]] = {}
 
 def lang_code(lang: str | None) -> str:
     """Any spelling ("zh", "zh_CN", "zh-Hans", "en_US", None) to a catalogue code."""
+    if lang in LANGUAGES:
+        return lang
     return "zh" if lang and str(lang).lower().replace("-", "_").startswith("zh") else "en"
 
 
 def catalogue(lang: str) -> dict[str, str]:
     """The templates of ``lang`` (loaded once; an unreadable catalogue file is an error)."""
+    cat = _catalogues.get(lang)          # the usual call: "en" or "zh", already loaded
+    if cat is not None:
+        return cat
     code = lang_code(lang)
     cat = _catalogues.get(code)
     if cat is None:
@@ -117,8 +122,14 @@ def render(message, lang: str = "en") -> str:
 
 
 def tr(id_: str, lang: str = "en", **params) -> str:
-    """Render the catalogue entry ``id_`` in ``lang`` with ``params``."""
-    return render(msg(id_, **params), lang)
+    """Render the catalogue entry ``id_`` in ``lang`` with ``params`` (an id English lacks is
+    refused, as :func:`msg` refuses it)."""
+    if id_ not in catalogue("en"):
+        raise KeyError(f"message id not in the English catalogue: {id_}")
+    template = catalogue(lang).get(id_) or catalogue("en")[id_]
+    if not params:
+        return template.format_map(_Params())
+    return template.format_map(_Params({k: _param(v, lang) for k, v in params.items()}))
 
 
 def field_text(obj, field: str, lang: str = "en"):
