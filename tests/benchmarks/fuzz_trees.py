@@ -49,10 +49,12 @@ def _dirs(root: Path) -> list[Path]:
 
 
 def _replace(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
+    """Remove whatever is at ``path`` (a FIFO left by an earlier mutation too: writing into
+    it would block the fuzzer itself)."""
+    if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
 
 
 def mutate(root: Path, secret: Path, rng: random.Random) -> list[str]:
@@ -66,7 +68,7 @@ def mutate(root: Path, secret: Path, rng: random.Random) -> list[str]:
         path = rng.choice(files)
         rel = str(path.relative_to(root))
         try:
-            if kind == "truncate" and path.is_file() and not path.is_symlink():
+            if kind == "truncate" and path.is_file() and not path.is_symlink():  # never a FIFO
                 data = path.read_bytes()
                 path.write_bytes(data[:rng.randint(0, max(0, len(data) - 1))])
             elif kind == "garbage":
