@@ -188,16 +188,20 @@ def upgrade(section: dict) -> dict:
 
 # --------------------------------------------------------------------------- schema check
 
-_SCHEMA = None
+_LOADED: dict = {}
+
+
+def _package_json(name: str) -> dict:
+    """A JSON data file of the accelgui package, parsed once."""
+    if name not in _LOADED:
+        from accelgui.data import read_bytes
+
+        _LOADED[name] = json.loads(read_bytes("accelgui", name))
+    return _LOADED[name]
 
 
 def _schema() -> dict:
-    global _SCHEMA
-    if _SCHEMA is None:
-        from accelgui.data import read_bytes
-
-        _SCHEMA = json.loads(read_bytes("accelgui", "report.schema.json"))
-    return _SCHEMA
+    return _package_json("report.schema.json")
 
 
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
@@ -468,17 +472,9 @@ def _gpu_key_for(b: dict, device, index) -> str | None:
 
 # --------------------------------------------------------------------------- reference classes
 
-_REFERENCE = None
-
-
 def reference_table() -> dict:
     """The dated table of typical figures per class of machine (benchmark_reference.json)."""
-    global _REFERENCE
-    if _REFERENCE is None:
-        from accelgui.data import read_bytes
-
-        _REFERENCE = json.loads(read_bytes("accelgui", "benchmark_reference.json"))
-    return _REFERENCE
+    return _package_json("benchmark_reference.json")
 
 
 _DDR5_UARCHES = ("sapphirerapids", "emeraldrapids", "graniterapids", "sierraforest", "zen4", "zen5",
