@@ -363,11 +363,13 @@ def _row(b: dict, key: str, label: dict, unit: str, peak, reference) -> dict | N
             "noisy": bool(rel is not None and rel > NOISY_REL_SPREAD)}
 
 
-def headline(report) -> list[dict]:
+def headline(report, section: dict | None = None) -> list[dict]:
     """The headline figures, median of the repeats first: rows of ``key``, ``label`` (message),
     ``value``, ``unit``, ``peak``, ``pct_of_peak``, ``spread`` {min, median, max, rel, n},
-    ``reference`` (typical range of the machine's class, or None) and ``noisy``."""
-    b = read(report)
+    ``reference`` (typical range of the machine's class, or None) and ``noisy``.
+
+    ``section``: ``read(report)`` when the caller has it already (it is not read again)."""
+    b = section if section is not None else read(report)
     return _headline(b, report) if b else []
 
 
@@ -550,11 +552,13 @@ def _fmt(x) -> str:
     return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
-def notices(report) -> list[dict]:
+def notices(report, section: dict | None = None) -> list[dict]:
     """Messages for the reader: a run that did not finish, a disturbed run (re-measured), noisy
     figures (repeat spread above 20 %), FP64 that does not scale with the cores, and what the
-    monitor saw during each stage (throttling, clock drops)."""
-    b = read(report)
+    monitor saw during each stage (throttling, clock drops).
+
+    ``section``: ``read(report)`` when the caller has it already (it is not read again)."""
+    b = section if section is not None else read(report)
     if not b:
         return []
     out: list[dict] = []
