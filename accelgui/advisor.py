@@ -50,12 +50,6 @@ LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
 STATUS_RANK = {"ready": 0, "partial": 1, "remote": 2, "unavailable": 3}
 
 
-def _as_dict(report) -> dict:
-    if hasattr(report, "to_dict"):
-        return report.to_dict()
-    return dict(report or {})
-
-
 def _first_sentence(text: str) -> str:
     text = (text or "").strip()
     m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])|(?<=[\u3002\uff01\uff1f])", text)
@@ -67,7 +61,7 @@ def _first_sentence(text: str) -> str:
 def requirement_results(report, kb, lang: str = "en") -> dict:
     """{requirement id: (True|False|None, facts, requirement dict, error or None)} for every
     requirement of every route."""
-    rd = _as_dict(report)
+    rd = rules.as_dict(report)
     out: dict = {}
     for route in kb.routes.values():
         for req in route.get("requirements", []):
@@ -478,7 +472,7 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
     ``goal``: one of :data:`GOALS` (re-ranks the steps of each route towards it)."""
     done = frozenset(done or ())
     goal = check_goal(goal)
-    rd = _as_dict(report)
+    rd = rules.as_dict(report)
     results = requirement_results(rd, kb, lang)
     zh = requirement_results(rd, kb, "zh") if lang == "en" else results
     out = []

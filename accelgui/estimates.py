@@ -16,12 +16,6 @@ __all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
            "FORMULAS", "FINETUNE_METHODS"]
 
-def _as_dict(report) -> dict:
-    if hasattr(report, "to_dict"):
-        return report.to_dict()
-    return dict(report or {})
-
-
 CONTEXT_TOKENS = 4096
 KV_BYTES_PER_ELEMENT = 2            # fp16 KV cache
 EFFICIENCY = 0.55                   # achieved share of bandwidth during decode
@@ -389,7 +383,7 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     string (notes, device names, sources, method names, summary lines, formulas) is in
     ``lang`` ("en", or "zh"/"zh_CN" for Chinese, from :data:`ESTIMATE_TEXTS`); the keys, the
     numbers and ``label``/``basis`` are the same in every language."""
-    rd = _as_dict(report)
+    rd = rules.as_dict(report)
     context = int(context or CONTEXT_TOKENS)
     if context < 1:
         raise ValueError("context must be a positive number of tokens")

@@ -1105,6 +1105,13 @@ def _combine(op: str, value, parts, lang: str) -> list:
     return out
 
 
+def as_dict(report) -> dict:
+    """A report as the rules read it: Report.to_dict() of a record, a shallow copy of a dict."""
+    if hasattr(report, "to_dict"):
+        return report.to_dict()
+    return dict(report or {})
+
+
 def evaluate(rule, report, lang: str = "en") -> tuple[bool | None, list[str]]:
     """Evaluate a RULE against a report (a dict as Report.to_dict() gives, or a Report).
 
