@@ -27,7 +27,7 @@ from accelgui.record import Record, factory
 
 __all__ = [
     "EXPECTED_ROUTE_IDS", "ENV_VAR", "KnowledgeBase", "load_knowledge", "clear_cache", "tr",
-    "check_route", "check_rule", "find_cycle",
+    "check_route", "check_rule", "find_cycle", "GOALS",
 ]
 
 ENV_VAR = "ACCELGUI_KNOWLEDGE_DIR"
@@ -39,6 +39,10 @@ EXPECTED_ROUTE_IDS = (
 )
 
 LEVELS = ("beginner", "intermediate", "advanced")
+#: The goals a learner can pick (``--goal``, the app's goal picker) and a step may serve
+#: (its optional ``goals`` list): train models, serve or run LLMs, deploy on edge devices,
+#: design hardware, scientific/HPC computing, learn the basics.
+GOALS = ("train", "serve-llm", "edge", "hardware-design", "hpc", "basics")
 REQUIREMENT_LEVELS = ("required", "recommended")
 FALLBACKS = ("cloud", "emulation", "simulation", "none")
 RESOURCE_KINDS = ("docs", "course", "repo", "book", "paper", "video")
@@ -437,7 +441,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
     def step(item, where):
         keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
                 "verify", "resources", "prerequisites_soft", "cost_class", "check", "tracks",
-                "prerequisites_any"}
+                "prerequisites_any", "goals"}
         if not _object(p, item, where, keys):
             return
         if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
@@ -464,6 +468,8 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
                    lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a step id '<route>.<name>'"))
         if "cost_class" in item:
             _enum(p, item, "cost_class", where, COST_CLASSES)
+        if "goals" in item:
+            _goals(p, item, where)
         if "check" in item and (not isinstance(item["check"], dict)
                                 or item["check"].get("kind") not in CHECK_KINDS):
             p.add(f"{where}.check", f"must be an object with kind one of {', '.join(CHECK_KINDS)}")
@@ -513,6 +519,21 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
     _array(p, data, "corrections", "", 0, correction)
     _array(p, data, "facts", "", 0, fact)
     return list(p)
+
+
+def _goals(p: _Problems, step: dict, where: str) -> None:
+    """A step's ``goals``: a non-empty list of distinct GOALS ids; an unknown one is named
+    with the step it is in."""
+    goals, sid = step["goals"], step.get("id")
+    if not isinstance(goals, list) or not goals:
+        p.add(f"{where}.goals", f"must be a non-empty list of goal ids ({', '.join(GOALS)})")
+        return
+    for j, goal in enumerate(goals):
+        if goal not in GOALS:
+            p.add(f"{where}.goals[{j}]", f"unknown goal {goal!r} in step {sid!r} "
+                                         f"(known: {', '.join(GOALS)})")
+        elif goal in goals[:j]:
+            p.add(f"{where}.goals[{j}]", f"goal {goal!r} is listed twice in step {sid!r}")
 
 
 def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
