@@ -22,6 +22,10 @@ Next steps per route (at most ``MAX_STEPS``): steps not done; a step comes after
 prerequisites (an undone prerequisite from another route is listed just before the step that
 needs it); among the steps whose prerequisites are satisfied, those this machine can run
 locally (all their "needs" met) come first, then by level, then by their order in the route.
+With a goal (``--goal``), the steps serving it (their ``goals`` list) come first, then those
+leading to such a step (a prerequisite of one), then the rest; a step that needs hardware
+this machine lacks still comes after every step that can be done here (now or after setup),
+and the order above applies within each group.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from accelgui import l10n, rules
 from accelgui.estimates import (
     ESTIMATE_TEXTS, FINETUNE_METHODS, FORMULAS, QUANTS, decode_tokens_per_s,
     estimates, kv_cache_bytes, llm_row, prefill_tokens_per_s, source_kind, weights_bytes)
-from accelgui.knowledge import support
+from accelgui.knowledge import GOALS, support
 from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
@@ -44,8 +48,8 @@ __all__ = ["assess", "GOALS", "goal_label", "check_goal", "route_goals", "VERDIC
            "FORMULAS", "FINETUNE_METHODS"]
 
 MAX_STEPS = 5
-#: The goals a learner can pick (``--goal``, the app's goal picker); labels: goal_label().
-GOALS = ("train", "serve-llm", "edge", "hardware-design", "hpc", "basics")
+# GOALS: the goals a learner can pick (``--goal``, the app's goal picker; a step's optional
+# ``goals`` list names those it serves); labels: goal_label(). Defined by the knowledge base.
 LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2}
 STATUS_RANK = {"ready": 0, "partial": 1, "remote": 2, "unavailable": 3}
 
@@ -231,6 +235,12 @@ def _runs_locally(step: dict, results: dict) -> bool:
                for n in step.get("needs") or [])
 
 
+def _needs_other_hardware(step: dict, results: dict) -> bool:
+    """Some need of the step is "missing" (other hardware: cloud, emulation, simulation)."""
+    return any(n in results and _state(results[n][2], results) == "missing"
+               for n in step.get("needs") or [])
+
+
 def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
     """For each group of ``prerequisites_any`` not yet satisfied, the step to take: the first
     one this machine can do locally, else the first (a TPU or Gaudi owner goes through their
@@ -253,8 +263,25 @@ def _route_local(step: dict, kb, results: dict) -> bool:
         n in results and _state(results[n][2], results) in ("met", "setup") for n in required)
 
 
-def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> list[str]:
+def _goal_ranks(kb_steps: dict, goal: str | None) -> dict:
+    """{step id: 0 when it serves ``goal`` (its ``goals`` list), 1 when it is a prerequisite,
+    directly or not, of one that does}; a step not listed ranks 2. {} without a goal."""
+    if not goal:
+        return {}
+    ranks = {sid: 0 for sid, s in kb_steps.items() if goal in (s.get("goals") or ())}
+    stack = list(ranks)
+    while stack:
+        for p in kb_steps[stack.pop()].get("prerequisites") or []:
+            if p in kb_steps and p not in ranks:
+                ranks[p] = 1
+                stack.append(p)
+    return ranks
+
+
+def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int,
+                goal: str | None = None) -> list[str]:
     steps = [s for s in route.get("steps", []) if isinstance(s, dict) and s.get("id")]
+    goal_rank = _goal_ranks(kb.steps, goal)
     index = {s["id"]: i for i, s in enumerate(steps)}
     pending = [s for s in steps if s["id"] not in done]
     scheduled = set(done)
@@ -277,7 +304,11 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int) -> li
         return out
 
     def key(step):
-        return (0 if _runs_locally(step, results) else 1,
+        # with a goal, a goal step that only needs setup here (or an unknown fact) may pass a
+        # step that runs now; one that needs hardware this machine lacks never does
+        return (bool(goal) and _needs_other_hardware(step, results),
+                goal_rank.get(step["id"], 2 if goal else 0),
+                0 if _runs_locally(step, results) else 1,
                 LEVEL_RANK.get(step.get("level"), 3), index[step["id"]])
 
     while pending and len(listed) < cap:
@@ -311,9 +342,11 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     are "ready" only because the machine runs Linux come last unless ``goal`` (default: the
     goal the assessments were made for) is one they serve; routes serving the goal lead.
     A step that cannot run here (``remote_steps``) leads only when no local step is left. With
-    the knowledge base, steps are then ranked by level and by how many other steps build on
+    the knowledge base, steps of a tier are then ranked by the goal (those serving it, then
+    those leading to one: :func:`_goal_ranks`), by level and by how many other steps build on
     them (foundations first: the CPU route's basics before a niche route's), always after
-    their own prerequisites; without it, round robin over the routes of a tier."""
+    their own prerequisites; without it, round robin over the routes of a tier (each route's
+    list is already ranked for the goal)."""
     tier_of: dict = {}
     pos_of: dict = {}
     for r_index, a in enumerate(assessments):
@@ -340,6 +373,8 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     remote = {r.get("step") for a in assessments for r in getattr(a, "remote_steps", None) or []
               if isinstance(r, dict)}
     dependants = _dependant_counts(kb)
+    goal_rank = _goal_ranks(kb.steps, goal if goal is not None else
+                            next((a.goal for a in assessments if getattr(a, "goal", None)), None))
     # a step inherits the best tier of anything that needs it, so prerequisites are not
     # pushed behind the steps they unlock
     candidates = set(tier_of)
@@ -357,8 +392,8 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     def key(s):
         step = kb.steps.get(s) or {}
         own = route_tier.get((kb.steps.get(s) or {}).get("route"), tier_of[s])
-        return (s in remote, tier_of[s], own, LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0),
-                pos_of[s])
+        return (s in remote, tier_of[s], goal_rank.get(s, 2 if goal_rank else 0), own,
+                LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0), pos_of[s])
 
     out = []
     pending = set(candidates)
@@ -501,7 +536,7 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
             id=rid,
             status=status,
             reasons=reasons_en if lang == "en" else _reasons(reqs, results, lang),
-            next_steps=_rank_steps(route, kb, done, results, MAX_STEPS),
+            next_steps=_rank_steps(route, kb, done, results, MAX_STEPS, goal),
             blocking=_blocking(reqs, results, lang),
             title=_tr(route.get("title"), lang) or rid,
             verdict=VERDICTS[status],
