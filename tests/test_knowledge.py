@@ -391,6 +391,7 @@ def test_missing_chinese_text_names_the_file_and_field_and_keeps_the_shipped_rou
     (lambda d: d.__setitem__("steps", d["steps"][:5]), "steps"),
     (lambda d: d["steps"][0].__setitem__("needs", ["gpu.nonexistent"]), "steps[0].needs[0]"),
     (lambda d: d.__setitem__("colour", "red"), "colour"),
+    (lambda d: d["steps"][0].__setitem__("sets_up", "yes"), "steps[0].sets_up"),
 ])
 def test_light_check_names_the_field_and_agrees_with_the_schema(mutate, field, validator):
     gpu = _shipped()["gpu"]
