@@ -231,7 +231,10 @@ def _uses_device(reqs: list, results: dict) -> bool:
 # --------------------------------------------------------------------------- next steps
 
 def _runs_locally(step: dict, results: dict) -> bool:
-    return all(n in results and _state(results[n][2], results) == "met"
+    """All the step needs is met here; for a step that sets the hardware up (``sets_up``), a
+    device that is present but not usable yet is enough."""
+    ok = ("met", "setup") if step.get("sets_up") else ("met",)
+    return all(n in results and _state(results[n][2], results) in ok
                for n in step.get("needs") or [])
 
 
@@ -389,11 +392,13 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
                     tier_of[p] = tier_of[s]
                     changed = True
 
+    hands_on = _hands_on_steps(assessments, kb, candidates)
+
     def key(s):
         step = kb.steps.get(s) or {}
         own = route_tier.get((kb.steps.get(s) or {}).get("route"), tier_of[s])
         return (s in remote, tier_of[s], goal_rank.get(s, 2 if goal_rank else 0), own,
-                LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0), pos_of[s])
+                s not in hands_on, LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0), pos_of[s])
 
     out = []
     pending = set(candidates)
@@ -402,6 +407,26 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
         best = min(ready or pending, key=key)
         out.append(best)
         pending.discard(best)
+    return out
+
+
+def _hands_on_steps(assessments: list, kb, steps) -> set:
+    """The steps that work on this machine's own accelerator: they need a requirement of a
+    route that uses this machine's hardware, and none of what they need is missing here (a
+    device that only needs setup counts: the step is where it gets set up). Within a tier they
+    come before the steps any computer can do, so a Coral or Hailo owner starts with the device."""
+    routes = {a.id: a for a in assessments if getattr(a, "uses_device", False)}
+    out = set()
+    for s in steps:
+        step = kb.steps.get(s) or {}
+        a = routes.get(step.get("route"))
+        needs = set(step.get("needs") or ())
+        if a is None or not needs:
+            continue
+        missing = {b.get("requirement") for b in a.blocking or () if isinstance(b, dict)
+                   and b.get("state") in ("unmet", "unknown")}
+        if not needs & missing:
+            out.add(s)
     return out
 
 

@@ -441,7 +441,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
     def step(item, where):
         keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
                 "verify", "resources", "prerequisites_soft", "cost_class", "check", "tracks",
-                "prerequisites_any", "goals"}
+                "prerequisites_any", "goals", "sets_up"}
         if not _object(p, item, where, keys):
             return
         if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
@@ -470,6 +470,8 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
             _enum(p, item, "cost_class", where, COST_CLASSES)
         if "goals" in item:
             _goals(p, item, where)
+        if "sets_up" in item and not isinstance(item["sets_up"], bool):
+            p.add(f"{where}.sets_up", "must be true or false")
         if "check" in item and (not isinstance(item["check"], dict)
                                 or item["check"].get("kind") not in CHECK_KINDS):
             p.add(f"{where}.check", f"must be an object with kind one of {', '.join(CHECK_KINDS)}")

@@ -395,6 +395,7 @@ def test_missing_chinese_text_names_the_file_and_field_and_keeps_the_shipped_rou
     (lambda d: d["steps"][2].__setitem__("goals", ["train", "train"]), "steps[2].goals[1]"),
     (lambda d: d["steps"][2].__setitem__("goals", []), "steps[2].goals"),
     (lambda d: d["steps"][2].__setitem__("goals", "train"), "steps[2].goals"),
+    (lambda d: d["steps"][0].__setitem__("sets_up", "yes"), "steps[0].sets_up"),
 ])
 def test_light_check_names_the_field_and_agrees_with_the_schema(mutate, field, validator):
     gpu = _shipped()["gpu"]

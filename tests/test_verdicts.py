@@ -315,3 +315,39 @@ def test_prerequisite_alternatives_follow_the_machines_own_accelerator():
     gpu = next(a for a in advisor.assess(_tree("acc-dgx-h100"), kb, done)
                if a.id == "software-acceleration")
     assert "enterprise.node-health" not in gpu.next_steps[:3] or "gpu.setup-check" in gpu.next_steps
+
+
+@pytest.mark.parametrize("tree,first", [
+    ("acc-coral-pcie", "edge.device-check"), ("acc-coral-usb-nofw", "edge.device-check"),
+    ("acc-hailo8", "edge.device-check"), ("acc-amd-xdna-laptop", "npu.identify"),
+    ("acc-rockchip-rk3588", "npu.identify"), ("acc-radeon-desktop", "gpu.setup-check"),
+    ("acc-gpu-no-driver", "gpu.setup-check"), ("acc-jetson-orin", "gpu.setup-check")])
+def test_an_accelerator_owner_starts_with_their_own_device(tree, first):
+    """The first next step on a machine with an accelerator works on that accelerator (its
+    check or set-up), not on CPU basics; a device that still needs its runtime (a Coral USB
+    stick before libedgetpu loads its firmware) is where that set-up step applies."""
+    kb = load_knowledge()
+    top = advisor.overall_next_steps(advisor.assess(_tree(tree), kb), kb, n=3)
+    assert top[0] == first, top
+    if first.startswith(("edge.", "npu.")):     # and its own route goes on before CPU basics
+        assert not top[1].startswith("cpu."), top
+
+
+def test_the_edge_device_check_is_not_offered_to_npu_laptops_or_pcs():
+    kb = load_knowledge()
+    for tree in ("acc-intel-npu-laptop", "acc-amd-xdna-laptop", "acc-office-pc"):
+        edge = next(a for a in advisor.assess(_tree(tree), kb) if a.id == "edge")
+        assert edge.next_steps[0] != "edge.device-check", (tree, edge.next_steps)
+    coral = next(a for a in advisor.assess(_tree("acc-coral-pcie"), kb) if a.id == "edge")
+    assert coral.next_steps[0] == "edge.device-check" and coral.tracks["edge.device-check"] == ["coral"]
+
+
+def test_a_set_up_step_runs_where_its_device_still_needs_setup():
+    """``sets_up``: a step that sets hardware up counts as runnable where that hardware is
+    present but not usable yet; without the flag the same step waits for working hardware."""
+    kb = load_knowledge()
+    results = advisor.requirement_results(_tree("acc-coral-usb-nofw"), kb)
+    step = dict(kb.steps["edge.device-check"])
+    assert advisor._runs_locally(step, results)
+    step.pop("sets_up")
+    assert not advisor._runs_locally(step, results)
