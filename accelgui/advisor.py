@@ -411,23 +411,35 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
 
 
 def _hands_on_steps(assessments: list, kb, steps) -> set:
-    """The steps that work on this machine's own accelerator: they need a requirement of a
-    route that uses this machine's hardware, and none of what they need is missing here (a
-    device that only needs setup counts: the step is where it gets set up). Within a tier they
-    come before the steps any computer can do, so a Coral or Hailo owner starts with the device."""
+    """The steps that work on this machine's own accelerator: they need a device requirement
+    of a route that uses this machine's hardware, and none of what they need is missing here
+    (a device that only needs setup counts: the step is where it gets set up). Within a tier
+    they come before the steps any computer can do, so a Coral or Hailo owner starts with the
+    device."""
     routes = {a.id: a for a in assessments if getattr(a, "uses_device", False)}
     out = set()
     for s in steps:
         step = kb.steps.get(s) or {}
         a = routes.get(step.get("route"))
         needs = set(step.get("needs") or ())
-        if a is None or not needs:
+        if a is None or not needs & _device_requirements(kb, a.id):
             continue
         missing = {b.get("requirement") for b in a.blocking or () if isinstance(b, dict)
                    and b.get("state") in ("unmet", "unknown")}
         if not needs & missing:
             out.add(s)
     return out
+
+
+def _device_requirements(kb, route_id: str) -> set:
+    """The ids of a route's requirements whose rule asks for a device."""
+    def asks_device(rule) -> bool:
+        if isinstance(rule, dict):
+            return "device" in rule or any(asks_device(v) for v in rule.values())
+        return isinstance(rule, list) and any(asks_device(v) for v in rule)
+
+    route = kb.routes.get(route_id) or {}
+    return {r.get("id") for r in route.get("requirements") or () if asks_device(r.get("rule"))}
 
 
 def _dependant_counts(kb) -> dict:
