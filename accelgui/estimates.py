@@ -108,6 +108,15 @@ def model_kv_bytes(model: dict, context: int) -> int:
     return int(per_token * context)
 
 
+def decode_class(device_class: str, vendor: str | None) -> str:
+    """The decode-model class of a device: a GPU whose vendor has its own calibration
+    (``model.vendor_classes``: AMD -> "gpu-amd", Intel -> "gpu-intel") uses it; other GPUs
+    keep the "gpu" class, calibrated on NVIDIA/CUDA figures."""
+    if device_class != "gpu":
+        return device_class
+    return calibration()["model"].get("vendor_classes", {}).get(vendor or "", device_class)
+
+
 def decode_model(bandwidth_gbps, read_bytes: float, bits: float, device_class: str = "gpu",
                  cores=None, active_params_b=None):
     """Single-stream decode tokens/s: bytes read per token (active weights + KV cache) over
@@ -280,6 +289,7 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "flops_gflops": flops, "flops_source": fl_src,
             "count": 1, "indices": [index],
         }
+        item["decode_class"] = decode_class(item["class"], vendor)
         if mem is None:
             notes.append(T("note_mem_unknown", label=label))
         if bw is None:
@@ -311,7 +321,7 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "bandwidth_gbps": item["bandwidth_gbps"],
             "bandwidth_source": T("bw_pooled", n=g["count"], src=item["bandwidth_source"])
             if item["bandwidth_gbps"] else None,
-            "class": item["class"], "segment": item["segment"],
+            "class": item["class"], "decode_class": item["decode_class"], "segment": item["segment"],
             "inference_only": item["inference_only"],
             "flops_gflops": _r(g["fl_sum"], 1),
             "flops_source": T("fl_sum", n=g["count"], src=item["flops_source"])
@@ -393,7 +403,7 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     for e in entries:
         e["runtime"], formats = formats_for(e["class"], e.get("segment"))
         e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"],
-                            e["class"], context, e.get("cores"))
+                            e.get("decode_class", e["class"]), context, e.get("cores"))
                     for m in catalogue() for q, bits in formats]
         if e["inference_only"]:
             e["finetune"] = []
