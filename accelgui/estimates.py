@@ -303,7 +303,8 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         elif _num(d.get("memory_bandwidth_gbps")):
             bw, bw_kind = d["memory_bandwidth_gbps"], "specification"
             how = d.get("memory_bandwidth_source")
-            bw_src = T("spec", ref=how if how else f"devices[{pos}].details.memory_bandwidth_gbps")
+            ref = f"devices[{pos}].details.memory_bandwidth_gbps"
+            bw_src = T("spec", ref=f"{ref}, {how}" if how and how != "specification" else ref)
         elif igpu_rule is not None and (sysmem := benchmarks.memory_bandwidth(rd)):
             # an iGPU reads the system memory: the CPU's triad on it is a measurement of that
             # memory (by the CPU cores, which on an APU often pull less than its GPU)
