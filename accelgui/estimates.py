@@ -108,6 +108,15 @@ def model_kv_bytes(model: dict, context: int) -> int:
     return int(per_token * context)
 
 
+def decode_class(device_class: str, vendor: str | None) -> str:
+    """The decode-model class of a device: a GPU whose vendor has its own calibration
+    (``model.vendor_classes``: AMD -> "gpu-amd", Intel -> "gpu-intel") uses it; other GPUs
+    keep the "gpu" class, calibrated on NVIDIA/CUDA figures."""
+    if device_class != "gpu":
+        return device_class
+    return calibration()["model"].get("vendor_classes", {}).get(vendor or "", device_class)
+
+
 def decode_model(bandwidth_gbps, read_bytes: float, bits: float, device_class: str = "gpu",
                  cores=None, active_params_b=None):
     """Single-stream decode tokens/s: bytes read per token (active weights + KV cache) over
@@ -196,6 +205,58 @@ def _gpu_index(dev: dict, ordinal: int) -> int:
 _gib = rules._gib
 
 
+def integrated_rule(dev: dict) -> dict | None:
+    """The memory rule of an integrated GPU's vendor (``integrated_memory.vendors`` of
+    knowledge/decode_calibration.json: AMD carve-out + GTT, Intel a share of RAM), or None
+    when its vendor has none (the GPU is then not estimated)."""
+    if dev.get("kind") != "gpu":
+        return None
+    vendors = (calibration().get("integrated_memory") or {}).get("vendors") or {}
+    return vendors.get(dev.get("vendor") or "")
+
+
+def _igpu_memory(rd: dict, dev: dict, pos: int, rule: dict, notes: list, label: str, text):
+    """(GPU-addressable bytes, budget for weights + KV cache, source text) of an integrated
+    GPU: its own VRAM carve-out when the driver recorded one (amdgpu), plus the system memory
+    it may map (the recorded GTT limit, else the vendor's default limit), that part capped by
+    the memory free now, which the CPU estimate counts too."""
+    d = dev.get("details") or {}
+    sysmem = rd.get("memory") or {}
+    total, avail = _num(sysmem.get("total_bytes")), _num(sysmem.get("available_bytes"))
+    if avail:
+        free, free_ref = int(avail), "memory.available_bytes"
+    elif total:
+        free, free_ref = int(total * CPU_FALLBACK_SHARE), f"memory.total_bytes x {CPU_FALLBACK_SHARE}"
+    else:
+        free, free_ref = None, None
+    carve = _num(d.get("memory_bytes")) if d.get("memory_source") == "amdgpu" else None
+    limit, limit_src = None, None
+    if "gtt_share_of_ram" in rule:
+        if _num(d.get("gtt_total_bytes")):
+            limit = int(d["gtt_total_bytes"])
+            limit_src = text("mem_igpu_gtt_sysfs", ref=f"devices[{pos}].details.gtt_total_bytes")
+        elif total:
+            limit = max(int(rule["gtt_min_bytes"]), int(total * rule["gtt_share_of_ram"]))
+            limit_src = text("mem_igpu_gtt_default", share=rule["gtt_share_of_ram"],
+                             min=_gib(rule["gtt_min_bytes"]))
+    elif total:
+        limit = int(total * rule["share_of_ram"])
+        limit_src = text("mem_igpu_share", share=rule["share_of_ram"])
+    shared = min(limit, free) if limit and free else None
+    pct = int(DEVICE_OVERHEAD * 100)
+    parts = []
+    if carve:
+        parts.append(text("mem_igpu_carve", ref=f"devices[{pos}].details.memory_bytes", pct=pct))
+    if shared:
+        parts.append(text("mem_igpu_free", limit=limit_src, free=free_ref))
+    budget = (int(carve * (1 - DEVICE_OVERHEAD)) if carve else 0) + (shared or 0)
+    if carve and shared:
+        notes.append(text("note_igpu_runtime", label=label, carve=_gib(carve), gtt=_gib(shared)))
+    if not budget:
+        return None, None, None
+    return (carve or 0) + (limit or 0), budget, text("mem_igpu_plus").join(parts)
+
+
 def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
     T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
     entries = []
@@ -215,8 +276,10 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         if (dev.get("readiness") or "unknown") not in ("ready", "unknown"):
             notes.append(T("note_unusable", label=label, readiness=dev.get("readiness")))
             continue
-        shared = bool(dev.get("integrated"))
-        if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem):
+        shared = bool(dev.get("integrated")) or rules.device_form(dev) == "integrated"
+        igpu_rule = integrated_rule(dev) if shared else None
+        if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem) \
+                and igpu_rule is None:
             if dev.get("kind") == "gpu":
                 notes.append(T("note_igpu", label=label))
             continue
@@ -240,7 +303,15 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         elif _num(d.get("memory_bandwidth_gbps")):
             bw, bw_kind = d["memory_bandwidth_gbps"], "specification"
             how = d.get("memory_bandwidth_source")
-            bw_src = T("spec", ref=how if how else f"devices[{pos}].details.memory_bandwidth_gbps")
+            ref = f"devices[{pos}].details.memory_bandwidth_gbps"
+            bw_src = T("spec", ref=f"{ref}, {how}" if how and how != "specification" else ref)
+        elif igpu_rule is not None and (sysmem := benchmarks.memory_bandwidth(rd)):
+            # an iGPU reads the system memory: the CPU's triad on it is a measurement of that
+            # memory (by the CPU cores, which on an APU often pull less than its GPU)
+            bw, bw_kind = sysmem["median_gbps"], "measured"
+            bw_src = T("bw_igpu_cpu", src=_measured_source(sysmem, T))
+            if (sysmem.get("rel_spread") or 0) > NOISY_SPREAD:
+                notes.append(T("note_noisy", label=label, pct=int(sysmem["rel_spread"] * 100)))
         flops, fl_src, fl_measured_fp32 = None, None, False
         if _num(entry.get("fp32_gflops")):
             flops, fl_measured_fp32 = entry["fp32_gflops"], True
@@ -253,7 +324,12 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         budget = int(mem * (1 - DEVICE_OVERHEAD)) if mem else None
         mem_src = T("mem_device", ref=f"devices[{pos}].details.memory_bytes",
                     pct=int(DEVICE_OVERHEAD * 100)) if mem else None
-        if shared:
+        if igpu_rule is not None and not (mem and d.get("memory_source") != "amdgpu"):
+            # (a memory figure other than amdgpu's carve-out is the whole unified memory, as
+            # on a Jetson or an MI300A: the shared rule below)
+            mem, budget, mem_src = _igpu_memory(rd, dev, pos, igpu_rule, notes, label, T)
+            notes.append(T("note_shared", label=label))
+        elif shared:
             avail = _num((rd.get("memory") or {}).get("available_bytes"))
             if avail and budget and avail < budget:
                 budget = int(avail)
@@ -278,8 +354,10 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "memory_source": mem_src,
             "bandwidth_gbps": bw, "bandwidth_source": bw_src,
             "flops_gflops": flops, "flops_source": fl_src,
+            "shared_memory": shared,
             "count": 1, "indices": [index],
         }
+        item["decode_class"] = decode_class(item["class"], vendor)
         if mem is None:
             notes.append(T("note_mem_unknown", label=label))
         if bw is None:
@@ -311,7 +389,7 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "bandwidth_gbps": item["bandwidth_gbps"],
             "bandwidth_source": T("bw_pooled", n=g["count"], src=item["bandwidth_source"])
             if item["bandwidth_gbps"] else None,
-            "class": item["class"], "segment": item["segment"],
+            "class": item["class"], "decode_class": item["decode_class"], "segment": item["segment"],
             "inference_only": item["inference_only"],
             "flops_gflops": _r(g["fl_sum"], 1),
             "flops_source": T("fl_sum", n=g["count"], src=item["flops_source"])
@@ -393,7 +471,7 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     for e in entries:
         e["runtime"], formats = formats_for(e["class"], e.get("segment"))
         e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"],
-                            e["class"], context, e.get("cores"))
+                            e.get("decode_class", e["class"]), context, e.get("cores"))
                     for m in catalogue() for q, bits in formats]
         if e["inference_only"]:
             e["finetune"] = []
@@ -428,6 +506,7 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
                                    "as_of": calibration()["as_of"],
                                    "source": calibration()["source"]},
             "device_memory_overhead_fraction": DEVICE_OVERHEAD,
+            "integrated_memory": calibration().get("integrated_memory"),
             "quantisations": {q: bits for row in support.load_data("models.json")["formats"]["rows"]
                               for q, bits in row["formats"]},
             "architectures": [
