@@ -472,7 +472,11 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
     ``goal``: one of :data:`GOALS` (re-ranks the steps of each route towards it)."""
     done = frozenset(done or ())
     goal = check_goal(goal)
-    rd = rules.as_dict(report)
+    with rules.memo_scope():
+        return _assess(rules.as_dict(report), kb, done, lang, goal)
+
+
+def _assess(rd: dict, kb, done: frozenset, lang: str, goal: str | None) -> list[RouteAssessment]:
     results = requirement_results(rd, kb, lang)
     zh = requirement_results(rd, kb, "zh") if lang == "en" else results
     out = []

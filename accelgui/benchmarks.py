@@ -20,7 +20,6 @@ itself. Qt-free, Numba-free; sits between the probes and the report layer.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import re
@@ -115,6 +114,8 @@ def _round(x):
 
 def upgrade(section: dict) -> dict:
     """A copy of ``section`` in the current contract's shape (older shapes, one place)."""
+    import copy     # only for a report that has a benchmark section
+
     b = copy.deepcopy(section)
     b.setdefault("contract", 1)
     if not isinstance(b.get("warnings"), list):

@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import datetime, timezone
+
+from accelgui.record import iso_now
 
 __all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
            "mark_done", "unmark", "load_verified", "record_verified"]
@@ -190,7 +191,7 @@ def _update(change) -> bool:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return iso_now(utc=True)
 
 
 def _step_id(step) -> str:

@@ -8,10 +8,9 @@ another machine or by another version), ignoring keys it does not know.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 
 from accelgui import SCHEMA_VERSION, __version__
-from accelgui.record import Record, factory
+from accelgui.record import Record, factory, iso_now
 
 PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
@@ -149,8 +148,14 @@ def _plain(value):
     return value
 
 
+def _fields_of(value):
+    if isinstance(value, Record):
+        return value.__dict__
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def _now() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return iso_now()
 
 
 class Report(Record):
@@ -174,7 +179,8 @@ class Report(Record):
         return _plain(self)
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)
+        # records are encoded as their field dicts as they come: no copy of the report first
+        return json.dumps(self, default=_fields_of, indent=indent, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":

@@ -58,7 +58,7 @@ _TYPE_KEYS = {               # cpuinfo key -> lscpu cputype member (lscpu 2.38 t
 }
 _TYPE_IDENTITY = ("vendor", "model", "modelname", "stepping")   # a change starts a new type
 _CPU_KEYS = {"processor", "cpu number"}
-_PRIVATE_CACHE = re.compile(r"scope=Private")
+_PRIVATE_CACHE = r"scope=Private"
 
 
 # ------------------------------------------------------------------ file access
@@ -191,7 +191,7 @@ def parse_cpuinfo(text: str | None) -> CpuInfo:
 
 def _parse_s390_cache(data: str) -> dict | None:
     """cacheN : level=3 type=Unified scope=Shared size=262144K line_size=256 associativity=32"""
-    if _PRIVATE_CACHE.search(data):
+    if re.search(_PRIVATE_CACHE, data):
         return None
     fields = dict(re.findall(r"(?<!\w)(\w+)=(\S+)", data))
     try:

@@ -72,7 +72,7 @@ _ALL_PREFIXES = tuple(p for prefixes in LIBRARIES.values() for p in prefixes)
 COMPILERS = ("nvcc", "hipcc", "icpx", "dpcpp", "nvc++", "clang", "gcc", "g++")
 
 _NORMALISE = re.compile(r"[-_.]+")
-_SO_VERSION = re.compile(r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$")   # X.Y.Z, not a bare soname
+_SO_VERSION = r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$"   # X.Y.Z, not a bare soname
 
 
 def _norm(name: str) -> str:
@@ -354,7 +354,7 @@ def _libraries(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
             for toolkit, prefixes in LIBRARIES.items():
                 if not name.startswith(prefixes):
                     continue
-                m = _SO_VERSION.search(name)
+                m = re.search(_SO_VERSION, name)
                 version = m.group(1) if m else None
                 old = found.get(toolkit)
                 if toolkit not in found or (version and (not old or
