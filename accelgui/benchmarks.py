@@ -20,7 +20,6 @@ itself. Qt-free, Numba-free; sits between the probes and the report layer.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 
@@ -189,16 +188,11 @@ def upgrade(section: dict) -> dict:
 
 # --------------------------------------------------------------------------- schema check
 
-_LOADED: dict = {}
-
-
 def _package_json(name: str) -> dict:
     """A JSON data file of the accelgui package, parsed once."""
-    if name not in _LOADED:
-        from accelgui.data import read_bytes
+    from accelgui.data import json_file
 
-        _LOADED[name] = json.loads(read_bytes("accelgui", name))
-    return _LOADED[name]
+    return json_file("accelgui", name)
 
 
 def _schema() -> dict:

@@ -209,10 +209,10 @@ def _parse_s390_cache(data: str) -> dict | None:
 @lru_cache(maxsize=1)
 def _tables() -> dict:
     """probes/data/cpu_parts.json: ARM implementer/part names and vendor id maps."""
-    from accelgui.data import read_bytes
+    from accelgui.data import json_file
 
     try:
-        return json.loads(read_bytes("accelgui.probes", "data/cpu_parts.json"))
+        return json_file("accelgui.probes", "data/cpu_parts.json")
     except (OSError, ValueError):
         return {"arm": {}, "vendor_ids": {}, "riscv_mvendorid": {}}
 
