@@ -764,10 +764,12 @@ def _cpu_name(report: dict) -> str | None:
     name = (report.get("cpu") or {}).get("model_name")
     if not name:
         return None
-    name = re.sub(r"\((R|TM|r|tm)\)", "", name)
-    name = re.sub(r"\s+CPU\s+@.*$", "", name)
-    name = re.sub(r"\s+@\s+[\d.]+\s*GHz$", "", name)
-    return re.sub(r"\s+", " ", name).strip() or None
+    if "(" in name:
+        name = re.sub(r"\((R|TM|r|tm)\)", "", name)
+    if "@" in name:
+        name = re.sub(r"\s+CPU\s+@.*$", "", name)
+        name = re.sub(r"\s+@\s+[\d.]+\s*GHz$", "", name)
+    return " ".join(name.split()) or None
 
 
 def _cpu_prefix(report: dict, text: str) -> str:

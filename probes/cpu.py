@@ -669,7 +669,8 @@ def _topology(r: ProbeContext, ids: list[int], mtid: str | None, info: CpuInfo |
     cores_per_socket = ncores // nsockets if nsockets else 0
     sockets_per_book = nsockets // nbooks if nbooks else 0
     sysinfo = r.read_text("proc/sysinfo") or ""
-    m = re.search(r"CPU Topology SW:\s*+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo)
+    m = re.search(r"CPU Topology SW:\s*+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo) \
+        if "CPU Topology SW" in sysinfo else None
     if m:                                   # s390 (z/VM): the SW topology from /proc/sysinfo
         sockets_per_book, cores_per_socket = int(m.group(5)), int(m.group(6))
     # lscpu prints "Socket(s)" when there are no books, else "Socket(s) per book" (s390)

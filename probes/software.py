@@ -310,7 +310,8 @@ def _cuda_toolkit(ctx: ProbeContext) -> tuple[bool, str | None]:
             m = re.search(r"(?<!\d)(\d++\.\d++(?:\.\d++)?)", line)
             return True, m.group(1) if m else None
         for item in ctx.listdir(f"{base}/dist-info"):      # toolkits assembled from wheels
-            m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item)
+            m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item) \
+                if item.startswith("nvidia_cuda_") else None
             if m:
                 return True, m.group(1)
         if ctx.exists(f"{base}/bin/nvcc") or ctx.is_dir(f"{base}/lib64"):
@@ -335,7 +336,8 @@ def _rocm(ctx: ProbeContext) -> tuple[bool, str | None]:
 
 def _nvidia_driver(ctx: ProbeContext) -> str | None:
     text = ctx.read_text("proc/driver/nvidia/version") or ""
-    m = re.search(r"Kernel Module(?:\s++for\s++\S++)?\s++(\d++\.\d++(?:\.\d++)?)", text)
+    m = re.search(r"Kernel Module(?:\s++for\s++\S++)?\s++(\d++\.\d++(?:\.\d++)?)", text) \
+        if "Kernel Module" in text else None
     return m.group(1) if m else ctx.read_line("sys/module/nvidia/version")
 
 
