@@ -30,7 +30,6 @@ and the order above applies within each group.
 
 from __future__ import annotations
 
-import re
 
 from accelgui import l10n, rules
 # estimates live in accelgui.estimates; re-exported for the readers that import them from here
@@ -55,9 +54,24 @@ STATUS_RANK = {"ready": 0, "partial": 1, "remote": 2, "unavailable": 3}
 
 
 def _first_sentence(text: str) -> str:
+    """The first sentence: up to a full stop, ! or ? followed by white space and a capital
+    letter or "(", or up to a full-width one (Chinese), whichever comes first."""
     text = (text or "").strip()
-    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])|(?<=[\u3002\uff01\uff1f])", text)
-    return text[:m.start()].strip() if m else text
+    cut = len(text)
+    for mark in "\u3002\uff01\uff1f":
+        i = text.find(mark, 0, cut)
+        if i >= 0:
+            cut = i + 1
+    for mark in ".!?":
+        i = text.find(mark, 0, cut)
+        while i >= 0:
+            rest = text[i + 1:]
+            after = rest.lstrip()
+            if len(after) < len(rest) and after and (after[0] == "(" or "A" <= after[0] <= "Z"):
+                cut = i + 1
+                break
+            i = text.find(mark, i + 1, cut)
+    return text[:cut].strip()
 
 
 # --------------------------------------------------------------------------- requirements
@@ -544,7 +558,11 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
     ``goal``: one of :data:`GOALS` (re-ranks the steps of each route towards it)."""
     done = frozenset(done or ())
     goal = check_goal(goal)
-    rd = rules.as_dict(report)
+    with rules.memo_scope():
+        return _assess(rules.as_dict(report), kb, done, lang, goal)
+
+
+def _assess(rd: dict, kb, done: frozenset, lang: str, goal: str | None) -> list[RouteAssessment]:
     results = requirement_results(rd, kb, lang)
     zh = requirement_results(rd, kb, "zh") if lang == "en" else results
     out = []

@@ -20,8 +20,6 @@ itself. Qt-free, Numba-free; sits between the probes and the report layer.
 
 from __future__ import annotations
 
-import copy
-import json
 import math
 import re
 
@@ -115,6 +113,8 @@ def _round(x):
 
 def upgrade(section: dict) -> dict:
     """A copy of ``section`` in the current contract's shape (older shapes, one place)."""
+    import copy     # only for a report that has a benchmark section
+
     b = copy.deepcopy(section)
     b.setdefault("contract", 1)
     if not isinstance(b.get("warnings"), list):
@@ -188,16 +188,11 @@ def upgrade(section: dict) -> dict:
 
 # --------------------------------------------------------------------------- schema check
 
-_LOADED: dict = {}
-
-
 def _package_json(name: str) -> dict:
     """A JSON data file of the accelgui package, parsed once."""
-    if name not in _LOADED:
-        from accelgui.data import read_bytes
+    from accelgui.data import json_file
 
-        _LOADED[name] = json.loads(read_bytes("accelgui", name))
-    return _LOADED[name]
+    return json_file("accelgui", name)
 
 
 def _schema() -> dict:

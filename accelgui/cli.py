@@ -44,9 +44,32 @@ def _tokens(text: str) -> int:
     return n
 
 
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size reads it ($COLUMNS, else the terminal
+    of stdout, else 80), without importing shutil: argparse would, for every parser, and shutil
+    pulls in the compression modules (milliseconds of every headless start)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position,
+                         _columns() - 2 if width is None else width)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="accelgui",
+        formatter_class=_HelpFormatter,
         description="What this machine can do for accelerated computing. "
                     "Without options, opens the desktop app.",
         epilog="Examples: accelgui --probe --format text | accelgui --probe --bench quick "

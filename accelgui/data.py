@@ -6,7 +6,9 @@ zipfile, tempfile and typing and costs the headless probe several milliseconds a
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import os
 
 
@@ -19,6 +21,13 @@ def read_bytes(package: str, relpath: str) -> bytes:
     """The bytes of ``relpath`` inside ``package``; OSError when it is not there."""
     loader, path = _located(package, relpath)
     return loader.get_data(path)
+
+
+@functools.lru_cache(maxsize=32)
+def json_file(package: str, relpath: str):
+    """The parsed JSON of a data file of ``package``, read once per process and shared by every
+    caller, who must not change it; OSError or ValueError when it is missing or broken."""
+    return json.loads(read_bytes(package, relpath))
 
 
 def list_names(package: str, relpath: str) -> list[str]:

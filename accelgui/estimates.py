@@ -522,8 +522,15 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     }
 
 
-_MEASURED_WORDS = tuple(re.split(r"[\s\uff08(]", pair[i])[0]
-                        for pair in (ESTIMATE_TEXTS["measured"],) for i in (0, 1))
+def _first_word(text: str) -> str:
+    """``text`` up to its first space or opening bracket (ASCII or full-width)."""
+    for i, ch in enumerate(text):
+        if ch.isspace() or ch in "(\uff08":
+            return text[:i]
+    return text
+
+
+_MEASURED_WORDS = tuple(_first_word(text) for text in ESTIMATE_TEXTS["measured"])
 
 
 def source_kind(src) -> str:

@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import datetime, timezone
+
+from accelgui.record import iso_now
 
 __all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
            "mark_done", "unmark", "load_verified", "record_verified"]
@@ -97,14 +98,31 @@ def _warn(path: str, why: str) -> None:
                      "time a step is marked\n")
 
 
+_last: dict = {}     # the state last read, by (path, inode, mtime, size) of its file
+
+
 def _state() -> dict:
-    """The progress state for reading; a bad file gives an empty state and one warning."""
+    """The progress state for reading; a bad file gives an empty state and one warning. The
+    file is read again only when it changed (every write replaces it: a new inode), so the
+    readers of one command (goal, done steps, evidence) read it, and warn about it, once."""
     path = progress_path()
     try:
-        return _read(path)
-    except _CorruptError as exc:
-        _warn(path, str(exc))
-        return _empty()
+        st = os.stat(path)
+        key = (path, st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is None or _last.get("key") != key:
+        try:
+            state = _read(path)
+        except _CorruptError as exc:
+            _warn(path, str(exc))
+            state = _empty()
+        _last.clear()
+        if key is not None:
+            _last.update(key=key, state=state)
+    else:
+        state = _last["state"]
+    return {"done": dict(state["done"]), "goal": state["goal"], "verified": dict(state["verified"])}
 
 
 def load_progress() -> dict:
@@ -190,7 +208,7 @@ def _update(change) -> bool:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return iso_now(utc=True)
 
 
 def _step_id(step) -> str:

@@ -14,7 +14,20 @@ tokenize) and generating each class's methods cost about a sixth of ``accelgui -
 
 from __future__ import annotations
 
+import time
+
 _REQUIRED = object()
+
+
+def iso_now(utc: bool = False) -> str:
+    """Now as ISO 8601 to the second with its UTC offset ("2026-12-01T14:05:09+01:00"), local
+    time unless ``utc``: what ``datetime.now(tz).isoformat(timespec="seconds")`` gives, without
+    importing datetime on the headless probe's path."""
+    t = time.gmtime() if utc else time.localtime()
+    off = 0 if utc else t.tm_gmtoff or 0
+    sign, off = ("-", -off) if off < 0 else ("+", off)
+    zone = f"{sign}{off // 3600:02d}:{off % 3600 // 60:02d}" + (f":{off % 60:02d}" if off % 60 else "")
+    return time.strftime("%Y-%m-%dT%H:%M:%S", t) + zone
 
 
 class factory:

@@ -8,10 +8,9 @@ another machine or by another version), ignoring keys it does not know.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 
 from accelgui import SCHEMA_VERSION, __version__
-from accelgui.record import Record, factory
+from accelgui.record import Record, factory, iso_now
 
 PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
@@ -149,8 +148,63 @@ def _plain(value):
     return value
 
 
+def _fields_of(value):
+    if isinstance(value, Record):
+        return value.__dict__
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+_FLAT: list = []
+
+
+def _flat():
+    """One-line JSON of a value, by json's C encoder, records encoded as their fields."""
+    if not _FLAT:
+        from json import encoder
+
+        flat = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), default=_fields_of).encode
+        try:        # the C encoder made once, not per call as JSONEncoder.encode does
+            make = encoder.c_make_encoder(None, _fields_of, encoder.encode_basestring, None,
+                                          ": ", ", ", False, False, True)
+            make("", 0)
+
+            def flat(value, _make=make, _join="".join):
+                return _join(_make(value, 0))
+        except TypeError:       # no C encoder here, or another signature: json's own path
+            pass
+        _FLAT.append(flat)
+    return _FLAT[0]
+
+
+_NESTED = (dict, list, tuple, Record)
+
+
+def _indented(value, flat, pad: str, level: int) -> str:
+    """``value`` as indented JSON, its flat objects and lists (no object or list inside) written
+    by ``flat`` on one line each: the Python work is per nested container, not per value as with
+    json's own ``indent``, which runs its pure-Python encoder over all of a 100 KB report."""
+    if isinstance(value, Record):
+        value = value.__dict__
+    if isinstance(value, dict):
+        if not any(isinstance(v, _NESTED) for v in value.values()):
+            return flat(value)
+        inner = "\n" + pad * (level + 1)
+        return "{" + inner + ("," + inner).join(
+            flat(k if isinstance(k, str) else flat(k)) + ": " + (
+                _indented(v, flat, pad, level + 1) if isinstance(v, _NESTED) else flat(v))
+            for k, v in value.items()) + "\n" + pad * level + "}"
+    if isinstance(value, (list, tuple)):
+        if not any(isinstance(v, _NESTED) for v in value):
+            return flat(value)
+        inner = "\n" + pad * (level + 1)
+        return "[" + inner + ("," + inner).join(
+            _indented(v, flat, pad, level + 1) if isinstance(v, _NESTED) else flat(v)
+            for v in value) + "\n" + pad * level + "]"
+    return flat(value)
+
+
 def _now() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return iso_now()
 
 
 class Report(Record):
@@ -174,7 +228,12 @@ class Report(Record):
         return _plain(self)
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False)
+        """The report as JSON text: ``indent`` spaces per level for objects and lists that hold
+        other objects or lists, a flat one (a device's ids, a list of flags, a table row) on
+        one line; ``indent=None``: all on one line."""
+        if indent is None:
+            return _flat()(self)
+        return _indented(self, _flat(), " " * indent, 0)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":

@@ -37,8 +37,10 @@ operator or a device filter it does not know raises :class:`KnowledgeRuleError` 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+import threading
 
 from accelgui import l10n
 from accelgui.knowledge import load_knowledge, support
@@ -674,22 +676,23 @@ def _norm_pkg(name: str) -> str:
     return re.sub(r"[-_.]+", "-", str(name)).lower()
 
 
-_PKG_VARIANT = re.compile(
+_PKG_VARIANT = (
     r"^-(gpu|cpu|rocm\d*|cuda\d*x?|cu\d+|openvino|directml|intel|macos|metal|qnn|vitisai|"
     r"silicon|training|nightly|headless)\b")
 
 
-_NORM_INDEX: dict = {}     # id(packages) -> (packages, a copy, {normalised name: (name, version)})
+_NORM_INDEX: dict = {}     # id(packages) -> (packages, its size, {normalised name: (name, version)})
 
 
 def _norm_index(packages: dict) -> dict:
     """The normalised-name index of one package table, built once per table (an assessment asks
-    dozens of rules about the same environments)."""
+    dozens of rules about the same environments). The table is held, so its id is not reused;
+    report tables are not edited in place, and one that grew or shrank is indexed again."""
     hit = _NORM_INDEX.get(id(packages))
-    if hit is None or hit[0] is not packages or hit[1] != packages:     # same table, unchanged
+    if hit is None or hit[0] is not packages or hit[1] != len(packages):
         if len(_NORM_INDEX) > 64:
             _NORM_INDEX.clear()
-        hit = _NORM_INDEX[id(packages)] = (packages, dict(packages),
+        hit = _NORM_INDEX[id(packages)] = (packages, len(packages),
                                            {_norm_pkg(k): (k, v) for k, v in packages.items()})
     return hit[2]
 
@@ -700,7 +703,7 @@ def _find_in(packages: dict, name: str):
     if want in norm:
         return norm[want]
     for key, kv in norm.items():
-        if key.startswith(want) and _PKG_VARIANT.match(key[len(want):]):
+        if key.startswith(want) and re.match(_PKG_VARIANT, key[len(want):]):
             return kv
     return None
 
@@ -712,10 +715,36 @@ def environment_label(env: dict, lang: str = "en") -> str:
     return _t("env." + key, lang, name=env.get("name") or env.get("path") or "?")
 
 
+_scope = threading.local()      # .found: {(id(software), name): answer} inside memo_scope()
+
+
+@contextlib.contextmanager
+def memo_scope():
+    """Within this block, find_package answers each (software section, name) once: an
+    assessment asks about the same packages in many rules and in both languages, of a report
+    that does not change meanwhile. Outside it every call looks again."""
+    outer = getattr(_scope, "found", None)
+    _scope.found = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _scope.found = outer
+
+
 def find_package(software: dict, name: str):
     """(installed name, version, environment dict or None) for a package or one of its build
     variants (onnxruntime-gpu, tensorflow-cpu, cupy-cuda12x) in any of the user's
     environments (software.environments), else in software.packages; None when absent."""
+    found = getattr(_scope, "found", None)
+    if found is None:
+        return _find_package(software, name)
+    key = (id(software), name)
+    if key not in found:
+        found[key] = (software, _find_package(software, name))
+    return found[key][1]
+
+
+def _find_package(software: dict, name: str):
     for env in software.get("environments") or []:
         if isinstance(env, dict):
             hit = _find_in(env.get("packages") or {}, name)
@@ -735,10 +764,12 @@ def _cpu_name(report: dict) -> str | None:
     name = (report.get("cpu") or {}).get("model_name")
     if not name:
         return None
-    name = re.sub(r"\((R|TM|r|tm)\)", "", name)
-    name = re.sub(r"\s+CPU\s+@.*$", "", name)
-    name = re.sub(r"\s+@\s+[\d.]+\s*GHz$", "", name)
-    return re.sub(r"\s+", " ", name).strip() or None
+    if "(" in name:
+        name = re.sub(r"\((R|TM|r|tm)\)", "", name)
+    if "@" in name:
+        name = re.sub(r"\s+CPU\s+@.*$", "", name)
+        name = re.sub(r"\s+@\s+[\d.]+\s*GHz$", "", name)
+    return " ".join(name.split()) or None
 
 
 def _cpu_prefix(report: dict, text: str) -> str:

@@ -178,8 +178,9 @@ def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
     return assemble(sections, results, sysroot=ctx.root)
 
 
-_HEX_ID = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
-_VENDOR = re.compile(r"[a-z0-9-]+")
+# patterns as strings: compiled (and cached by re) the first time a report has devices
+_HEX_ID = r"[0-9a-f]{4}:[0-9a-f]{4}"
+_VENDOR = r"[a-z0-9-]+"
 
 
 def _check_devices(devices: list, results: list[ProbeResult]) -> list[ProbeResult]:
@@ -191,7 +192,7 @@ def _check_devices(devices: list, results: list[ProbeResult]) -> list[ProbeResul
             continue
         for key, pattern in (("pci_id", _HEX_ID), ("usb_id", _HEX_ID), ("vendor", _VENDOR)):
             value = dev.get(key)
-            if value is not None and not (isinstance(value, str) and pattern.fullmatch(value)):
+            if value is not None and not (isinstance(value, str) and re.fullmatch(pattern, value)):
                 dev[key] = None
                 path = f"devices[{i}].{key}"
                 extra.setdefault(str(dev.get("bus") or ""), []).append(

@@ -7,19 +7,16 @@ the rows of one table (an empty list for a table that is missing, so a rule aski
 
 from __future__ import annotations
 
-import functools
-import json
 
 from accelgui import data as data_files
 
 __all__ = ["load_support", "load_data", "table", "rows"]
 
 
-@functools.lru_cache(maxsize=8)
 def load_data(name: str) -> dict:
     """One of the advisor's data files next to this module (support.json, models.json,
     decode_calibration.json), parsed once."""
-    return json.loads(data_files.read_bytes(__package__, name).decode("utf-8"))
+    return data_files.json_file(__package__, name)
 
 
 def load_support() -> dict:

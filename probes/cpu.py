@@ -58,7 +58,7 @@ _TYPE_KEYS = {               # cpuinfo key -> lscpu cputype member (lscpu 2.38 t
 }
 _TYPE_IDENTITY = ("vendor", "model", "modelname", "stepping")   # a change starts a new type
 _CPU_KEYS = {"processor", "cpu number"}
-_PRIVATE_CACHE = re.compile(r"scope=Private")
+_PRIVATE_CACHE = r"scope=Private"
 
 
 # ------------------------------------------------------------------ file access
@@ -191,7 +191,7 @@ def parse_cpuinfo(text: str | None) -> CpuInfo:
 
 def _parse_s390_cache(data: str) -> dict | None:
     """cacheN : level=3 type=Unified scope=Shared size=262144K line_size=256 associativity=32"""
-    if _PRIVATE_CACHE.search(data):
+    if re.search(_PRIVATE_CACHE, data):
         return None
     fields = dict(re.findall(r"(?<!\w)(\w+)=(\S+)", data))
     try:
@@ -209,10 +209,10 @@ def _parse_s390_cache(data: str) -> dict | None:
 @lru_cache(maxsize=1)
 def _tables() -> dict:
     """probes/data/cpu_parts.json: ARM implementer/part names and vendor id maps."""
-    from accelgui.data import read_bytes
+    from accelgui.data import json_file
 
     try:
-        return json.loads(read_bytes("accelgui.probes", "data/cpu_parts.json"))
+        return json_file("accelgui.probes", "data/cpu_parts.json")
     except (OSError, ValueError):
         return {"arm": {}, "vendor_ids": {}, "riscv_mvendorid": {}}
 
@@ -669,7 +669,8 @@ def _topology(r: ProbeContext, ids: list[int], mtid: str | None, info: CpuInfo |
     cores_per_socket = ncores // nsockets if nsockets else 0
     sockets_per_book = nsockets // nbooks if nbooks else 0
     sysinfo = r.read_text("proc/sysinfo") or ""
-    m = re.search(r"CPU Topology SW:\s*+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo)
+    m = re.search(r"CPU Topology SW:\s*+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", sysinfo) \
+        if "CPU Topology SW" in sysinfo else None
     if m:                                   # s390 (z/VM): the SW topology from /proc/sysinfo
         sockets_per_book, cores_per_socket = int(m.group(5)), int(m.group(6))
     # lscpu prints "Socket(s)" when there are no books, else "Socket(s) per book" (s390)

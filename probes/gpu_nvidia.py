@@ -25,7 +25,7 @@ from accelgui.probes.context import ProbeContext
 
 _ARCH = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere",
          8: "Ada Lovelace", 9: "Hopper", 10: "Blackwell"}
-_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)")
+_VERSION = r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)"
 
 
 def normalise_bus_id(bus_id) -> str | None:
@@ -206,7 +206,7 @@ def query_nvml(nvml=None) -> dict:
 def read_procfs(ctx: ProbeContext) -> dict:
     """What the nvidia kernel module says under proc/driver/nvidia (works on any tree)."""
     version_text = ctx.read_text("proc/driver/nvidia/version") or ""
-    m = _VERSION.search(version_text)
+    m = re.search(_VERSION, version_text)
     driver = m.group(1) if m else ctx.read_line("sys/module/nvidia/version")
     gpus = []
     for addr in ctx.listdir("proc/driver/nvidia/gpus"):

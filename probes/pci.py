@@ -15,7 +15,7 @@ from accelgui.probes import families
 from accelgui.probes.context import ProbeContext
 
 PCI_ADDRESS = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-_GTS = re.compile(r"(?<![0-9.])([0-9.]++)\s*+GT/s")    # linear: one try per run of digits
+_GTS = r"(?<![0-9.])([0-9.]++)\s*+GT/s"    # linear: one try per run of digits
 _GEN_BY_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6, 128.0: 7}
 
 _HEX = re.compile(r"^[0-9a-f]{1,8}$")
@@ -68,7 +68,7 @@ def _link(ctx: ProbeContext, base: str, which: str) -> tuple[float | None, int |
     width = ctx.read_int(f"{base}/{which}_link_width")
     gts = None
     if speed:
-        m = _GTS.search(speed)
+        m = re.search(_GTS, speed)
         if m:
             try:
                 gts = float(m.group(1))

@@ -17,13 +17,13 @@ from accelgui.probes.cpu import on_linux, read_cpuinfo, tree_arch
 AZURE_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
 # "<family with a digit>.<size>" (m5.xlarge, n2-standard-8.x): one dot, a digit before it;
 # matched in two linear steps (one pattern with two [a-z0-9-]* around \d is quadratic)
-_INSTANCE_SHAPE = re.compile(r"[a-z][a-z0-9-]*+\.[a-z0-9-]++")
+_INSTANCE_SHAPE = r"[a-z][a-z0-9-]*+\.[a-z0-9-]++"
 
 
 class _InstanceType:
     @staticmethod
     def fullmatch(text: str) -> bool:
-        return bool(_INSTANCE_SHAPE.fullmatch(text)) and any(c.isdigit() for c in text[1:text.find(".")])
+        return bool(re.fullmatch(_INSTANCE_SHAPE, text)) and any(c.isdigit() for c in text[1:text.find(".")])
 
 
 _INSTANCE_TYPE = _InstanceType()

@@ -14,9 +14,9 @@ import re
 
 from accelgui.probes.context import ProbeContext
 
-_NPU_NODE = re.compile(r"^[0-9a-f]+\.npu$")
-_TEGRA_GPU_NODE = re.compile(r"^([0-9a-f]+\.(gpu|ga10b|gv11b|gp10b|gm20b|gb10b|gb20b)|gpu\.0)$")
-_DLA_NODE = re.compile(r"^[0-9a-f]+\.nvdla\d$")
+_NPU_NODE = r"^[0-9a-f]+\.npu$"
+_TEGRA_GPU_NODE = r"^([0-9a-f]+\.(gpu|ga10b|gv11b|gp10b|gm20b|gb10b|gb20b)|gpu\.0)$"
+_DLA_NODE = r"^[0-9a-f]+\.nvdla\d$"
 
 
 def _strings(ctx: ProbeContext, *paths: str) -> list[str]:
@@ -89,7 +89,7 @@ def _nodes(ctx: ProbeContext, driver: str | None, exact: list[str]) -> dict:
 
 def _rockchip(ctx, compat, table, platform, devfreq) -> dict | None:
     soc = next((c for c in compat if c in table), None)
-    npus = sorted({n for n in platform + devfreq if _NPU_NODE.match(n)})
+    npus = sorted({n for n in platform + devfreq if re.match(_NPU_NODE, n)})
     if soc is None and not (npus and any(c.startswith("rockchip,") for c in compat)):
         return None
     facts = table.get(soc or "", {})
@@ -109,7 +109,7 @@ def _tegra(ctx, compat, table, platform, devfreq, model) -> dict | None:
     if soc is None:
         return None
     facts = table[soc]
-    gpus = sorted({n for n in platform + devfreq if _TEGRA_GPU_NODE.match(n)},
+    gpus = sorted({n for n in platform + devfreq if re.match(_TEGRA_GPU_NODE, n)},
                   key=lambda n: (n.startswith("gpu."), n))
     driver = _driver(ctx, gpus)
     details = {"soc": soc.split(",", 1)[1], "board": model, "generation": facts.get("generation"),
@@ -123,7 +123,7 @@ def _tegra(ctx, compat, table, platform, devfreq, model) -> dict | None:
     if m:
         details["memory_bytes"] = int(m.group(1)) * 1024
         details["memory_source"] = "system memory (shared with the CPU)"
-    dla = [n for n in platform if _DLA_NODE.match(n)]
+    dla = [n for n in platform if re.match(_DLA_NODE, n)]
     if dla:
         details["dla_cores"] = len(dla)
     details.update(_devfreq(ctx, gpus))

@@ -72,7 +72,7 @@ _ALL_PREFIXES = tuple(p for prefixes in LIBRARIES.values() for p in prefixes)
 COMPILERS = ("nvcc", "hipcc", "icpx", "dpcpp", "nvc++", "clang", "gcc", "g++")
 
 _NORMALISE = re.compile(r"[-_.]+")
-_SO_VERSION = re.compile(r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$")   # X.Y.Z, not a bare soname
+_SO_VERSION = r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$"   # X.Y.Z, not a bare soname
 
 
 def _norm(name: str) -> str:
@@ -310,7 +310,8 @@ def _cuda_toolkit(ctx: ProbeContext) -> tuple[bool, str | None]:
             m = re.search(r"(?<!\d)(\d++\.\d++(?:\.\d++)?)", line)
             return True, m.group(1) if m else None
         for item in ctx.listdir(f"{base}/dist-info"):      # toolkits assembled from wheels
-            m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item)
+            m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item) \
+                if item.startswith("nvidia_cuda_") else None
             if m:
                 return True, m.group(1)
         if ctx.exists(f"{base}/bin/nvcc") or ctx.is_dir(f"{base}/lib64"):
@@ -335,7 +336,8 @@ def _rocm(ctx: ProbeContext) -> tuple[bool, str | None]:
 
 def _nvidia_driver(ctx: ProbeContext) -> str | None:
     text = ctx.read_text("proc/driver/nvidia/version") or ""
-    m = re.search(r"Kernel Module(?:\s++for\s++\S++)?\s++(\d++\.\d++(?:\.\d++)?)", text)
+    m = re.search(r"Kernel Module(?:\s++for\s++\S++)?\s++(\d++\.\d++(?:\.\d++)?)", text) \
+        if "Kernel Module" in text else None
     return m.group(1) if m else ctx.read_line("sys/module/nvidia/version")
 
 
@@ -354,7 +356,7 @@ def _libraries(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
             for toolkit, prefixes in LIBRARIES.items():
                 if not name.startswith(prefixes):
                     continue
-                m = _SO_VERSION.search(name)
+                m = re.search(_SO_VERSION, name)
                 version = m.group(1) if m else None
                 old = found.get(toolkit)
                 if toolkit not in found or (version and (not old or

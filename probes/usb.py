@@ -14,14 +14,14 @@ import re
 from accelgui.probes.context import ProbeContext
 from accelgui.probes.pci import valid_hex
 
-_PORT = re.compile(r"^\d+-\d+(\.\d+)*$")
+_PORT = r"^\d+-\d+(\.\d+)*$"
 
 
 def probe(ctx: ProbeContext) -> dict:
     from accelgui.probes import ids, inventory
 
     root = "sys/bus/usb/devices"
-    names = [n for n in ctx.listdir(root) if _PORT.match(n)]
+    names = [n for n in ctx.listdir(root) if re.match(_PORT, n)]
     if not ctx.is_dir(root):
         return {"_status": "absent", "_reason": "no USB bus in sysfs", "usb_devices": []}
     known = ids.curated().get("usb_devices", {})

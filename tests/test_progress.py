@@ -135,3 +135,18 @@ def test_twenty_parallel_writers_keep_all_twenty(data_dir):
              for i in range(20)]
     assert [p.wait(60) for p in procs] == [0] * 20
     assert progress.load_done() == {f"route.step-{i}" for i in range(20)}
+
+
+def test_one_command_reads_and_warns_once_and_sees_every_write(data_dir, capsys):
+    """The readers of one command (goal, done steps) share one read of an unchanged file: a
+    corrupt file is reported once; a write (a new file) is seen by the next read."""
+    data_dir.mkdir(parents=True)
+    (data_dir / "progress.json").write_text("{not json")
+    assert progress.load_goal() is None and progress.load_done() == frozenset()
+    assert capsys.readouterr().err.count("warning") == 1
+    progress.mark_done("cpu.numba-jit")
+    progress.set_goal("hpc")
+    assert progress.load_done() == {"cpu.numba-jit"} and progress.load_goal() == "hpc"
+    done = progress.load_progress()
+    done["x.y"] = None                      # a caller's copy: the next read is unchanged
+    assert set(progress.load_progress()) == {"cpu.numba-jit"}

@@ -221,3 +221,23 @@ def test_every_machine_tree_replays_after_recording(tmp_path, name):
     original = run_probes(ProbeContext(root=str(MACHINES / name)), timeout_s=10)
     replayed = run_probes(ProbeContext(root=str(tmp_path)), timeout_s=10)
     assert _comparable(replayed) == _comparable(original)
+
+
+def test_iso_now_matches_datetime_in_any_zone(monkeypatch):
+    """iso_now(): local time with its UTC offset (or UTC), as datetime's isoformat gives."""
+    import time
+    from datetime import datetime, timezone
+
+    from accelgui.record import iso_now
+
+    for zone in ("UTC", "Asia/Kolkata", "America/St_Johns", "Asia/Shanghai", "America/Los_Angeles"):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        for _ in range(3):      # the second may turn between the two reads: retry
+            ours, ref = iso_now(), datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+            if ours == ref:
+                break
+        assert ours == ref, zone
+        assert iso_now(utc=True)[-6:] == "+00:00"
+    monkeypatch.delenv("TZ")
+    time.tzset()

@@ -117,3 +117,24 @@ def test_compare_of_wrong_shapes_gives_no_traceback(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode != 0
     assert "Traceback" not in res.stderr and str(bad) in res.stderr and "devices" in res.stderr
+
+
+def test_json_layout_indents_nesting_and_keeps_flat_values_on_one_line():
+    """to_json(): the same object as json's own encoder; nested levels indented, flat objects
+    and lists (no object or list inside) on one line; indent=None is one line."""
+    report = Report(cpu=Cpu(model_name="x \u4e2d", flags=["avx2", "fma"]),
+                    benchmarks={"cpu": {"rows": [{"a": 1.5, "b": None}, [True, "y"]]},
+                                1: "int key"},
+                    estimates={"empty": {}, "none": []})
+    text = report.to_json()
+    assert json.loads(text) == json.loads(json.dumps(report.to_dict()))
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert '    "flags": ["avx2", "fma"],' in lines
+    assert '        {"a": 1.5, "b": null},' in lines           # a flat row: one line
+    assert '      "rows": [' in lines                           # a list of rows: indented
+    assert '    "1": "int key"' in lines
+    assert '    "model_name": "x \u4e2d",' in lines             # UTF-8, not \\u escapes
+    assert '    "empty": {},' in lines
+    one = report.to_json(indent=None)
+    assert "\n" not in one and json.loads(one) == json.loads(text)

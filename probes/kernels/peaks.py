@@ -12,21 +12,18 @@ functions run against ``/`` and against recorded machine trees.
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import re
 
-from accelgui.data import read_bytes
+from accelgui.data import json_file
 from accelgui.probes.context import ProbeContext
 from accelgui.probes.cpu import parse_cpulist, parse_size, read_cpuinfo
 from accelgui.probes.memory import parse_meminfo
 
 
-@functools.lru_cache(maxsize=1)
 def load_table() -> dict:
     """The per-microarchitecture FMA table shipped with the package."""
-    return json.loads(read_bytes("accelgui.probes.kernels", "uarch_peaks.json"))
+    return json_file("accelgui.probes.kernels", "uarch_peaks.json")
 
 
 # ---------------------------------------------------------------- sysfs / procfs readers
