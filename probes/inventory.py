@@ -317,6 +317,8 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     elif entry.get("memory_bytes"):
         details["memory_bytes"] = entry["memory_bytes"]
         details["memory_source"] = "table"
+    if rec.get("gtt_total_bytes"):
+        details["gtt_total_bytes"] = rec["gtt_total_bytes"]
     if rec.get("product_name"):
         details["product_name"] = rec["product_name"]
     if rec.get("pci_ids_device"):

@@ -162,6 +162,7 @@ def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: s
     }
     if rec["driver"] == "amdgpu":
         rec["vram_total_bytes"] = ctx.read_int(f"{base}/mem_info_vram_total")
+        rec["gtt_total_bytes"] = ctx.read_int(f"{base}/mem_info_gtt_total")     # system RAM it may map
         rec["product_name"] = ids.clean_name(ctx.read_line(f"{base}/product_name"))
     if rec["driver"] == "nvidia":
         info = ctx.read_text(f"proc/driver/nvidia/gpus/{addr}/information") or ""

@@ -51,7 +51,7 @@ _CLOUD_ASSET_TAGS = {"7783-7084-3265-9085-8269-3286-77", "OracleCloud.com", "Ama
 _PCI_FILES = ("vendor", "device", "class", "subsystem_vendor", "subsystem_device", "revision",
               "numa_node", "current_link_speed", "current_link_width", "max_link_speed",
               "max_link_width", "boot_vga", "resource", "label", "local_cpulist", "sriov_numvfs",
-              "sriov_totalvfs", "mem_info_vram_total", "mem_info_vis_vram_total", "uevent",
+              "sriov_totalvfs", "mem_info_vram_total", "mem_info_vis_vram_total", "mem_info_gtt_total", "uevent",
               "enable", "irq", "product_name", "product_number", "vbios_version")
 _USB_FILES = ("idVendor", "idProduct", "product", "manufacturer", "bDeviceClass",
               "bDeviceSubClass", "bDeviceProtocol", "bInterfaceClass", "bInterfaceSubClass",

@@ -277,3 +277,12 @@ def test_a_family_vendor_names_a_device_in_a_tree_without_pci_ids(acme, tmp_path
     pci_function(root, "0000:03:00.0", "1fff", "0009", "120000")
     dev, = probe(root).devices
     assert dev.vendor == "acme" and dev.name == "Acme device 1fff:0009"
+
+
+def test_an_apu_with_soldered_memory_has_its_bandwidth_but_not_a_memory_size():
+    """Strix Halo (one PCI id for the 8040S/8050S/8060S): 256-bit LPDDR5X-8000 is a fact of the
+    chip; the memory size is the board's, so the row gives no memory_bytes."""
+    row = families.device_spec("amd-gpu", pci_id="1002:1586", name="AMD Radeon 8060S Graphics",
+                               memory_bytes=68719476736)
+    assert row["memory_bandwidth_gbps"] == 256 and row["form"] == "integrated"
+    assert "memory_bytes" not in row and row["as_of"] and row["review_by"] and row["source"]

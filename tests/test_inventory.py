@@ -99,6 +99,9 @@ def test_radeon_desktop_dgpu_and_igpu_without_rocm():
     assert igpu.details["gfx_target"] == "gfx1036"
     one_kind(devs, kind="gpu", vendor="amd", readiness="runtime-missing")
     assert "ROCm" in dgpu.readiness_reason and "ROCm" in dgpu.fix
+    # amdgpu's VRAM (the APU's carve-out) and the system memory it may map (GTT)
+    assert (igpu.details["memory_bytes"], igpu.details["memory_source"]) == (536870912, "amdgpu")
+    assert igpu.details["gtt_total_bytes"] == dgpu.details["gtt_total_bytes"] == 33579931648
 
 
 def test_intel_npu_laptop_npu_and_igpu_but_not_the_thermal_controller():
