@@ -273,9 +273,14 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             continue
         if "nvswitch" in (dev.get("name") or "").lower():
             continue                                    # a switch chip, not a compute device
-        if (dev.get("readiness") or "unknown") not in ("ready", "unknown"):
-            notes.append(T("note_unusable", label=label, readiness=dev.get("readiness")))
+        readiness = dev.get("readiness") or "unknown"
+        if readiness not in ("ready", "unknown", "runtime-missing"):
+            notes.append(T("note_unusable", label=label, readiness=readiness))
             continue
+        # its driver is bound and its nodes are there, only a compute runtime is missing (ROCm,
+        # CUDA user space, a vendor SDK): what it can run once that is installed is estimated,
+        # and the entry says so
+        needs_runtime = readiness == "runtime-missing"
         shared = bool(dev.get("integrated")) or rules.device_form(dev) == "integrated"
         igpu_rule = integrated_rule(dev) if shared else None
         if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem) \
@@ -355,8 +360,11 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "bandwidth_gbps": bw, "bandwidth_source": bw_src,
             "flops_gflops": flops, "flops_source": fl_src,
             "shared_memory": shared,
+            "needs_runtime": needs_runtime,
             "count": 1, "indices": [index],
         }
+        if needs_runtime:
+            notes.append(T("note_needs_runtime", label=label))
         item["decode_class"] = decode_class(item["class"], vendor)
         if mem is None:
             notes.append(T("note_mem_unknown", label=label))
@@ -561,6 +569,8 @@ def _summary_line(e: dict, lang: str = "en") -> str:
     Q8_0, ~25 tokens/s decode (specification bandwidth); fine-tuning fits: full 3B, ..."."""
     T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
     parts = [T("sum_device", device=e["device"])]
+    if e.get("needs_runtime"):
+        parts.append(T("sum_needs_runtime"))
     if e["memory_bytes"]:
         parts.append(T("sum_weights", gib=_gib(e["memory_bytes"])))
     big = e.get("largest_fitting")

@@ -655,6 +655,28 @@ def test_estimates_skip_npus_and_igpus_of_vendors_without_a_rule_with_a_note():
     assert any(n.startswith("Arm Mali-G610 MP4 is integrated") for n in est["notes"])
 
 
+def test_a_card_waiting_only_for_its_compute_runtime_is_estimated_and_says_so():
+    """A 7900 XTX on amdgpu without ROCm (runtime-missing) can run LLMs once a runtime is there
+    (llama.cpp's Vulkan build needs only the driver): estimated, flagged and noted; a GPU with
+    no driver bound stays out, with a note."""
+    from accelgui.probes.context import ProbeContext
+    from accelgui.runner import run_probes
+
+    def estimate(tree):
+        return advisor.estimates(run_probes(ProbeContext(root=os.path.join(MACHINES, tree))))
+
+    est = estimate("acc-radeon-desktop")
+    card = _dev(est, "AMD Radeon RX 7900")
+    assert card["needs_runtime"] is True and card["largest_fitting"] is not None
+    assert any("runtime is installed" in n and n.startswith("AMD Radeon RX 7900") for n in est["notes"])
+    assert any("once a compute runtime is installed" in line for line in est["summary"])
+    cpu = next(d for d in est["devices"] if d["kind"] == "cpu")
+    assert not cpu.get("needs_runtime")
+    none = estimate("acc-gpu-no-driver")
+    assert [d["kind"] for d in none["devices"]] == ["cpu"]
+    assert any("not usable now (driver-missing)" in n for n in none["notes"])
+
+
 def test_benchmark_of_another_card_is_not_used():
     bench = {"gpu": {"0": {"name": "NVIDIA GeForce RTX 4090", "triad_gbps": 900.0}}}
     est = advisor.estimates(h100_server().replace(benchmarks=bench))
@@ -962,10 +984,11 @@ def test_recorded_igpu_trees_get_an_igpu_estimate():
     assert gpu["device"].startswith("Intel Arc Graphics (Meteor Lake)")
     assert gpu["shared_memory"] and gpu["decode_class"] == "gpu-intel"
     assert gpu["memory_bytes"] == cpu["memory_bytes"]             # the free RAM, counted once each
-    # the office PC's UHD 770 has no compute runtime: left out, with the reason
+    # the office PC's UHD 770 has its driver but no compute runtime: estimated for once one is
+    # installed, sharing the CPU entry's memory
     est = advisor.estimates(run_probes(ProbeContext(root=os.path.join(MACHINES, "acc-office-pc"))))
-    assert [d["kind"] for d in est["devices"]] == ["cpu"]
-    assert any("left out" in n and "runtime-missing" in n for n in est["notes"])
+    assert [d["kind"] for d in est["devices"]] == ["gpu", "cpu"]
+    assert est["devices"][0]["needs_runtime"] and est["devices"][0]["shared_memory"]
 
 
 # --------------------------------------------------------------------------- estimates in Chinese
