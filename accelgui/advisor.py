@@ -232,9 +232,13 @@ def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
 
 def _uses_device(reqs: list, results: dict) -> bool:
     """A device requirement of the route is met by this machine's own hardware: usable now,
-    or (for a required one) present and only needing setup."""
+    or (for a required one) present and only needing setup, or (a required one) present and
+    working while a figure the rule needs is unknown (a WSL2 GPU without its compute
+    capability): its owner starts there either way."""
     for r in reqs:
         value, facts = results[r["id"]][0], results[r["id"]][1]
+        if value is None and r.get("level") == "required" and rules.unknown_usable_devices(facts):
+            return True
         if value is not True or not any((getattr(f, "meta", None) or {}).get("devices") for f in facts):
             continue
         if r.get("level") == "required" or not rules.unusable_devices(facts):
@@ -326,6 +330,7 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int,
         return (bool(goal) and _needs_other_hardware(step, results),
                 goal_rank.get(step["id"], 2 if goal else 0),
                 0 if _runs_locally(step, results) else 1,
+                not step.get("sets_up"),            # among those, setting the hardware up first
                 LEVEL_RANK.get(step.get("level"), 3), index[step["id"]])
 
     while pending and len(listed) < cap:

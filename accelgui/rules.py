@@ -568,6 +568,13 @@ def _usable(dev: dict) -> bool:
     return (dev.get("readiness") or "unknown") in ("ready", "unknown")
 
 
+def unknown_usable_devices(facts) -> list[dict]:
+    """The usable devices of a device rule that came out unknown: they are here and work, but
+    a figure the rule needs (a compute capability, a gfx target) could not be read."""
+    return [d for f in facts if getattr(f, "tag", "") == "unknown"
+            for d in ((getattr(f, "meta", None) or {}).get("devices") or []) if _usable(d)]
+
+
 def unusable_devices(facts) -> list[dict]:
     """The devices a met device rule rests on when none of them is usable now (driver, node,
     access or runtime missing): the route "needs setup", with these devices' own fixes.
@@ -623,10 +630,12 @@ def _eval_device(flt, report: dict, lang: str, where: str = "rule"):
         seen: dict = {}
         for dev, why in group:
             text = f"{describe_device(dev, lang)}: {'; '.join(why)}" if why else describe_device(dev, lang)
-            n, was_setup = seen.get(text, (0, False))
-            seen[text] = (n + 1, was_setup or setup(dev))
-        for text, (n, is_setup) in seen.items():
-            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag, setup=is_setup))
+            n, was_setup, devs = seen.get(text, (0, False, []))
+            seen[text] = (n + 1, was_setup or setup(dev), [*devs, dev])
+        for text, (n, is_setup, devs) in seen.items():
+            # an unknown one names its devices (here, but a figure the rule needs is unknown)
+            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag,
+                              {"devices": devs} if tag == "unknown" else None, setup=is_setup))
     if unknown:
         return None, facts
     if not facts:

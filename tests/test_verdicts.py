@@ -321,7 +321,9 @@ def test_prerequisite_alternatives_follow_the_machines_own_accelerator():
     ("acc-coral-pcie", "edge.device-check"), ("acc-coral-usb-nofw", "edge.device-check"),
     ("acc-hailo8", "edge.device-check"), ("acc-amd-xdna-laptop", "npu.identify"),
     ("acc-rockchip-rk3588", "npu.identify"), ("acc-radeon-desktop", "gpu.setup-check"),
-    ("acc-gpu-no-driver", "gpu.setup-check"), ("acc-jetson-orin", "gpu.setup-check")])
+    ("acc-gpu-no-driver", "gpu.setup-check"), ("acc-jetson-orin", "gpu.setup-check"),
+    ("acc-wsl2-nvidia", "gpu.setup-check"), ("acc-gcp-tpu-v5e", "tpu.device-check"),
+    ("acc-tpu-v4-vm", "tpu.device-check")])
 def test_an_accelerator_owner_starts_with_their_own_device(tree, first):
     """The first next step on a machine with an accelerator works on that accelerator (its
     check or set-up), not on CPU basics; a device that still needs its runtime (a Coral USB
