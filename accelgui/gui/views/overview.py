@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
-                               QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QProgressBar,
+                               QPushButton, QSizePolicy, QVBoxLayout, QWidget)
 
-from accelgui.advisor import source_kind
+from accelgui.advisor import GOALS, goal_label, overall_next_steps, source_kind
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
@@ -31,37 +31,65 @@ def step_title(step_id: str, kb, lang: str) -> str:
     return tr_obj(step.get("title"), lang) if step else step_id
 
 
-def top_next_steps(report, kb, done=frozenset(), limit: int = 3) -> list[tuple[str, str]]:
-    """[(route id, step id)]: the first not-done steps of the routes that fit this machine best."""
-    order = {status: i for i, status in enumerate(STATUS_ORDER)}
-    routes = sorted(enumerate(report.routes), key=lambda ir: (order.get(ir[1].status, 9), ir[0]))
-    picked: list[tuple[str, str]] = []
-    seen: set = set()
-    for _, route in routes:
-        if route.status == "unavailable":
+def top_next_steps(report, kb, done=frozenset(), limit: int = 3,
+                   goal: str | None = None) -> list[tuple[str, str]]:
+    """[(route id, step id)]: the advisor's overall next steps (advisor.overall_next_steps:
+    this machine's own accelerators first, then the CPU basics, ranked for ``goal``, by
+    default the goal the routes were assessed for), without the steps in ``done`` (ticked
+    since the advisor last ran); each step with the route it belongs to."""
+    done = frozenset(done or ())
+    steps = overall_next_steps(report.routes, kb, limit + len(done), goal)
+    picked = []
+    for step in steps:
+        if step in done:
             continue
-        for step in route.next_steps[:1]:          # one per route, best routes first
-            if step not in seen and step not in done:
-                seen.add(step)
-                picked.append((route.id, step))
-        if len(picked) >= limit:
-            break
-    if len(picked) < limit:                       # fill up with further steps, same order
-        for _, route in routes:
-            if route.status == "unavailable":
-                continue
-            for step in route.next_steps[1:]:
-                if len(picked) >= limit:
-                    break
-                if step not in seen and step not in done:
-                    seen.add(step)
-                    picked.append((route.id, step))
+        data = kb.steps.get(step) if kb is not None else None
+        route = (data or {}).get("route") or next(
+            (r.id for r in report.routes if step in r.next_steps), "")
+        picked.append((route, step))
     return picked[:limit]
+
+
+def assessed_goal(report) -> str | None:
+    """The goal the report's routes were assessed for (None: no particular goal)."""
+    routes = report.routes if report is not None else ()
+    return next((r.goal for r in routes if getattr(r, "goal", None)), None)
+
+
+class GoalPicker(QComboBox):
+    """The learner's goal: "No particular goal" (data "") and the advisor's goals, labelled
+    from the catalogue. ``left`` tells when the user moved the focus elsewhere (not when the
+    page rebuilt under it, nor its own list opening)."""
+
+    left = Signal()
+
+    def __init__(self, lang: str, goal: str | None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("goalPicker")
+        self.addItem(self.tr("No particular goal"), "")
+        for gid in GOALS:
+            self.addItem(goal_label(gid, lang), gid)
+        self.setCurrentIndex(max(0, self.findData(goal or "")))
+        self.setAccessibleName(self.tr("Learning goal"))
+        self.setToolTip(self.tr("What you want to learn: the next steps are ranked for it. "
+                                "Saved with your progress, like accelgui --goal."))
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+
+    def goal(self) -> str | None:
+        return self.currentData() or None
+
+    def focusOutEvent(self, event) -> None:
+        if self.isVisible() and event.reason() not in (Qt.FocusReason.PopupFocusReason,
+                                                       Qt.FocusReason.ActiveWindowFocusReason):
+            self.left.emit()
+        super().focusOutEvent(event)
 
 
 class OverviewView(QWidget):
     open_route = Signal(str)
     open_page = Signal(str)
+    goal_chosen = Signal(str)       # an advisor.GOALS id, "" for no particular goal
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -70,6 +98,8 @@ class OverviewView(QWidget):
         self._area, self._inner, self._body = scroll_page(self)
         outer.addWidget(self._area)
         self.state = ViewState()
+        self.goal_picker: GoalPicker | None = None
+        self._picker_focus = False      # the picker was used: the one rebuilt takes the focus
 
     def retranslate(self) -> None:
         self.render(self.state)
@@ -376,7 +406,7 @@ class OverviewView(QWidget):
             return
         steps = top_next_steps(report, kb, state.done)
         card = Card()
-        card.body.addWidget(heading(self.tr("Next steps"), 2))
+        card.body.addLayout(self._next_steps_top(state))
         if not steps:
             card.body.addWidget(muted(self.tr("Nothing left to suggest: every step of the routes "
                                               "that fit this machine is done.")))
@@ -399,6 +429,31 @@ class OverviewView(QWidget):
                 summary.setContentsMargins(18, 0, 0, 4)
                 card.body.addWidget(summary)
         self._body.addWidget(card)
+
+    def _next_steps_top(self, state: ViewState) -> QHBoxLayout:
+        """The card's heading with the goal picker beside it. The new advice rebuilds the
+        page; a picker just used gives its successor the focus, so that a keyboard user going
+        through the goals with the arrow keys keeps their place."""
+        row = QHBoxLayout()
+        row.addWidget(heading(self.tr("Next steps"), 2), 1)
+        picker = GoalPicker(state.lang, assessed_goal(state.report))
+        label = QLabel(self.tr("My &goal:"))
+        label.setBuddy(picker)                   # Alt+G
+        picker.activated.connect(lambda _i, p=picker: self._goal_activated(p))
+        picker.left.connect(self._goal_left)
+        row.addWidget(label)
+        row.addWidget(picker)
+        self.goal_picker = picker
+        if self._picker_focus:
+            QTimer.singleShot(0, picker, picker.setFocus)
+        return row
+
+    def _goal_activated(self, picker: GoalPicker) -> None:
+        self._picker_focus = True
+        self.goal_chosen.emit(picker.goal() or "")
+
+    def _goal_left(self) -> None:
+        self._picker_focus = False
 
     def _render_estimates(self, state: ViewState) -> None:
         est = state.report.estimates
