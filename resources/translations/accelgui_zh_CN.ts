@@ -437,6 +437,10 @@ all cores</source>
         <source>What you want to learn: the next steps are ranked for it. Saved with your progress, like accelgui --goal.</source>
         <translation>你想学什么：下一步按它排序。与学习进度一起保存，与 accelgui --goal 相同。</translation>
     </message>
+    <message>
+        <source>My &amp;goal:</source>
+        <translation>我的目标(&amp;G)：</translation>
+    </message>
 </context>
 <context>
     <name>HardwareView</name>
@@ -1165,10 +1169,6 @@ all cores</source>
     <message>
         <source>{route}: {status}</source>
         <translation>{route}：{status}</translation>
-    </message>
-    <message>
-        <source>My &amp;goal:</source>
-        <translation>我的目标(&amp;G)：</translation>
     </message>
 </context>
 <context>

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QProgressBar,
-                               QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
+                               QSizePolicy, QVBoxLayout, QWidget)
 
-from accelgui.advisor import GOALS, goal_label, overall_next_steps, source_kind
+from accelgui.advisor import overall_next_steps, source_kind
+from accelgui.gui.views.goal import GoalPicker, assessed_goal
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
@@ -50,42 +51,6 @@ def top_next_steps(report, kb, done=frozenset(), limit: int = 3,
     return picked[:limit]
 
 
-def assessed_goal(report) -> str | None:
-    """The goal the report's routes were assessed for (None: no particular goal)."""
-    routes = report.routes if report is not None else ()
-    return next((r.goal for r in routes if getattr(r, "goal", None)), None)
-
-
-class GoalPicker(QComboBox):
-    """The learner's goal: "No particular goal" (data "") and the advisor's goals, labelled
-    from the catalogue. ``left`` tells when the user moved the focus elsewhere (not when the
-    page rebuilt under it, nor its own list opening)."""
-
-    left = Signal()
-
-    def __init__(self, lang: str, goal: str | None, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setObjectName("goalPicker")
-        self.addItem(self.tr("No particular goal"), "")
-        for gid in GOALS:
-            self.addItem(goal_label(gid, lang), gid)
-        self.setCurrentIndex(max(0, self.findData(goal or "")))
-        self.setAccessibleName(self.tr("Learning goal"))
-        self.setToolTip(self.tr("What you want to learn: the next steps are ranked for it. "
-                                "Saved with your progress, like accelgui --goal."))
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-
-    def goal(self) -> str | None:
-        return self.currentData() or None
-
-    def focusOutEvent(self, event) -> None:
-        if self.isVisible() and event.reason() not in (Qt.FocusReason.PopupFocusReason,
-                                                       Qt.FocusReason.ActiveWindowFocusReason):
-            self.left.emit()
-        super().focusOutEvent(event)
-
-
 class OverviewView(QWidget):
     open_route = Signal(str)
     open_page = Signal(str)
@@ -93,13 +58,13 @@ class OverviewView(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.goal_picker: GoalPicker | None = None
+        self._picker_focus = False      # the picker was used: the one rebuilt takes the focus
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         self._area, self._inner, self._body = scroll_page(self)
         outer.addWidget(self._area)
         self.state = ViewState()
-        self.goal_picker: GoalPicker | None = None
-        self._picker_focus = False      # the picker was used: the one rebuilt takes the focus
 
     def retranslate(self) -> None:
         self.render(self.state)
@@ -437,15 +402,13 @@ class OverviewView(QWidget):
         row = QHBoxLayout()
         row.addWidget(heading(self.tr("Next steps"), 2), 1)
         picker = GoalPicker(state.lang, assessed_goal(state.report))
-        label = QLabel(self.tr("My &goal:"))
-        label.setBuddy(picker)                   # Alt+G
         picker.activated.connect(lambda _i, p=picker: self._goal_activated(p))
         picker.left.connect(self._goal_left)
-        row.addWidget(label)
+        row.addWidget(picker.label)
         row.addWidget(picker)
         self.goal_picker = picker
         if self._picker_focus:
-            QTimer.singleShot(0, picker, picker.setFocus)
+            picker.take_focus()
         return row
 
     def _goal_activated(self, picker: GoalPicker) -> None:

@@ -15,7 +15,7 @@ from accelgui.advisor import goal_label, route_goals
 from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
                                        heading, html_escape, level_text, muted, para,
                                        scroll_page, status_text, tr_obj)
-from accelgui.gui.views.overview import assessed_goal
+from accelgui.gui.views.goal import assessed_goal
 
 CARD_COLUMNS = 2
 ONE_COLUMN_BELOW_PX = 980
