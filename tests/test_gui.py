@@ -1164,3 +1164,16 @@ def test_overview_next_steps_leave_out_steps_ticked_since_the_advice():
     after = top_next_steps(report, kb, done={before[0][1]})
     assert [s for _, s in after] == [s for s in advisor.overall_next_steps(report.routes, kb, 4)
                                      if s != before[0][1]][:3]
+
+
+def test_a_hand_edited_unknown_goal_counts_as_none_in_the_app(qtbot):
+    from accelgui import progress
+
+    path = progress.progress_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"version": 1, "done": {}, "goal": "world-domination"}, f)
+    window = advised_window(qtbot, built_rich_report())
+    assert window.advice_error is None and window.live_report.routes
+    assert window.overview.goal_picker.goal() is None
+    assert shown_next_steps(window) == advisor_next_steps(built_rich_report(), frozenset(), None)
