@@ -982,3 +982,198 @@ def test_a_device_page_shows_its_fix_in_full(qtbot):
     assert hardware.fix_panel.text() == "Fix: " + report.devices[0].fix
     hardware.show_page("summary")
     assert hardware.fix_panel.isHidden()
+
+
+# -- the learner's goal --------------------------------------------------------------------------
+
+#: a learner who has set up the GPU and trained a first model on it (as in test_goals)
+GPU_BASICS = ("cpu.know-your-cpu", "cpu.numpy-vectorise", "gpu.setup-check", "gpu.gpu-arrays",
+              "gpu.train-pytorch")
+
+
+def advised_window(qtbot, report, **options):
+    """A window that got its routes from the advisor (with the progress file's steps and goal)."""
+    window = make_window(qtbot, report, **options)
+    window.advise("live")
+    settle(qtbot, window)
+    return window
+
+
+def shown_next_steps(window) -> list[str]:
+    """The step titles the Overview's Next steps card shows, in order."""
+    import re
+
+    show(window, "overview")
+    texts(window.overview)          # let the rebuilt page appear
+    out = []
+    for label in window.overview.findChildren(QLabel):
+        m = re.match(r"\d+\. <a href='route:[^']*'>(.*?)</a>", label.text())
+        if m and label.isVisibleTo(window.overview):
+            out.append(m.group(1))
+    return out
+
+
+def advisor_next_steps(report, done, goal, n=3) -> list[str]:
+    """The titles of the advisor's own overall next steps for this report, progress and goal."""
+    from accelgui import advisor
+    from accelgui.gui.views.common import html_escape
+    from accelgui.gui.views.overview import step_title
+    from accelgui.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    steps = advisor.overall_next_steps(advisor.assess(report, kb, done, goal=goal), kb, n)
+    return [html_escape(step_title(s, kb, "en")) for s in steps]
+
+
+def test_goal_picker_shows_the_remembered_goal_with_labels_in_both_languages(qtbot):
+    from accelgui import advisor, progress
+
+    progress.set_goal("hpc")                    # as `accelgui --goal hpc` leaves it
+    window = advised_window(qtbot, built_rich_report())
+    show(window, "overview")
+    picker = window.overview.goal_picker
+    assert picker.goal() == "hpc" and picker.currentText() == advisor.goal_label("hpc", "en")
+    assert [picker.itemData(i) for i in range(picker.count())] == ["", *advisor.GOALS]
+    assert picker.itemText(0) == "No particular goal"
+    assert picker.accessibleName() == "Learning goal"
+    assert picker.focusPolicy() & Qt.FocusPolicy.TabFocus
+    buddy = [lb for lb in window.overview.findChildren(QLabel) if lb.buddy() is picker]
+    assert buddy and buddy[0].text() == "My &goal:"
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    picker = window.overview.goal_picker
+    assert picker.goal() == "hpc"
+    assert [picker.itemText(i) for i in range(1, picker.count())] == \
+        [advisor.goal_label(g, "zh") for g in advisor.GOALS]
+    assert picker.itemText(0) != "No particular goal" and picker.accessibleName() != "Learning goal"
+    window.set_language("en")
+
+
+def test_choosing_a_goal_saves_it_and_reranks_the_next_steps_without_probing(qtbot, monkeypatch):
+    import accelgui.gui.main_window as mw
+    from accelgui import progress
+    from accelgui.gui.views.common import Card
+
+    for sid in GPU_BASICS:
+        progress.mark_done(sid)
+    monkeypatch.setattr(mw, "probe_machine", lambda *a: pytest.fail("probed again"))
+    report = built_rich_report()
+    window = advised_window(qtbot, report)
+    done = frozenset(GPU_BASICS)
+    assert shown_next_steps(window) == advisor_next_steps(report, done, None)
+
+    def choose(goal):
+        picker = window.overview.goal_picker
+        index = picker.findData(goal)
+        picker.setCurrentIndex(index)
+        picker.activated.emit(index)            # what a click or an arrow key sends
+        settle(qtbot, window)
+        return shown_next_steps(window)
+
+    serve = choose("serve-llm")
+    assert progress.load_goal() == "serve-llm" and window.overview.goal_picker.goal() == "serve-llm"
+    assert serve == advisor_next_steps(report, done, "serve-llm")
+    train = choose("train")
+    assert progress.load_goal() == "train"
+    assert train == advisor_next_steps(report, done, "train")
+    assert serve[0] != train[0], (serve, train)
+    # the Routes page puts the routes serving the goal first
+    routes_text = texts(show(window, "routes"))
+    order = [card.property("route_id") for card in window.routes.findChildren(Card, "card")
+             if card.isVisibleTo(window.routes)]
+    from accelgui.advisor import route_goals
+
+    serving = [rid for rid in order if "train" in route_goals().get(rid, ())]
+    assert serving and order[:len(serving)] == serving and len(serving) < len(order)
+    assert "The routes for your goal, Train models, come first" in routes_text
+    # "No particular goal" forgets it
+    none = choose("")
+    assert progress.load_goal() is None and window.overview.goal_picker.goal() is None
+    assert none == advisor_next_steps(report, done, None)
+    assert "routes for your goal" not in texts(show(window, "routes"))
+
+
+def test_the_goal_picked_in_the_app_is_the_one_the_cli_ranks_for(qtbot):
+    from accelgui import progress
+
+    window = advised_window(qtbot, built_rich_report())
+    picker = window.overview.goal_picker
+    picker.setCurrentIndex(picker.findData("edge"))
+    picker.activated.emit(picker.currentIndex())
+    settle(qtbot, window)
+    assert progress.load_goal() == "edge"
+    out = subprocess.run([sys.executable, "-m", "accelgui", "--probe", "--sysroot",
+                          os.path.join(FIXTURES, "machines", "cpu-intel-desktop")],
+                         capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert {r.get("goal") for r in json.loads(out.stdout)["routes"]} == {"edge"}
+
+
+def test_arrow_keys_on_the_goal_picker_keep_the_focus_through_the_rebuild(qtbot):
+    from accelgui import progress
+
+    window = advised_window(qtbot, built_rich_report())
+    show(window, "overview")
+    old = window.overview.goal_picker
+    old.setFocus()
+    qtbot.waitUntil(old.hasFocus, timeout=5000)
+    qtbot.keyClick(old, Qt.Key.Key_Down)        # "No particular goal" -> the first goal
+    settle(qtbot, window)
+    from accelgui import advisor
+
+    assert progress.load_goal() == advisor.GOALS[0]
+    new = window.overview.goal_picker
+    assert new is not old and new.goal() == advisor.GOALS[0]
+    qtbot.waitUntil(new.hasFocus, timeout=5000)
+    # Tab moves on: a later rebuild leaves the focus where the user went
+    qtbot.keyClick(new, Qt.Key.Key_Tab)
+    assert not new.hasFocus()
+    window.set_step_done("cpu.know-your-cpu", True)
+    settle(qtbot, window)
+    texts(window.overview)
+    assert not window.overview.goal_picker.hasFocus()
+
+
+@pytest.mark.parametrize("machine, first", [("acc-coral-pcie", "edge.device-check"),
+                                            ("acc-radeon-desktop", "gpu.setup-check")])
+def test_overview_starts_an_accelerator_owner_with_their_device(qtbot, machine, first):
+    from accelgui import advisor
+    from accelgui.gui.views.overview import step_title
+    from accelgui.gui.workers import probe_machine
+    from accelgui.knowledge import load_knowledge
+
+    report = probe_machine(os.path.join(FIXTURES, "machines", machine))
+    window = advised_window(qtbot, report)
+    kb = load_knowledge()
+    assert advisor.overall_next_steps(window.live_report.routes, kb, 1) == [first]
+    shown = shown_next_steps(window)
+    assert shown == advisor_next_steps(report, frozenset(), None)
+    assert shown[0] == step_title(first, kb, "en")
+
+
+def test_overview_next_steps_leave_out_steps_ticked_since_the_advice():
+    from accelgui import advisor
+    from accelgui.gui.views.overview import top_next_steps
+    from accelgui.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    report = built_rich_report()
+    report = report.replace(routes=advisor.assess(report, kb))
+    before = top_next_steps(report, kb)
+    assert len(before) == 3 and all(kb.steps[s]["route"] == r for r, s in before)
+    after = top_next_steps(report, kb, done={before[0][1]})
+    assert [s for _, s in after] == [s for s in advisor.overall_next_steps(report.routes, kb, 4)
+                                     if s != before[0][1]][:3]
+
+
+def test_a_hand_edited_unknown_goal_counts_as_none_in_the_app(qtbot):
+    from accelgui import progress
+
+    path = progress.progress_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"version": 1, "done": {}, "goal": "world-domination"}, f)
+    window = advised_window(qtbot, built_rich_report())
+    assert window.advice_error is None and window.live_report.routes
+    assert window.overview.goal_picker.goal() is None
+    assert shown_next_steps(window) == advisor_next_steps(built_rich_report(), frozenset(), None)

@@ -346,6 +346,7 @@ class MainWindow(QMainWindow):
         self.sidebar.currentRowChanged.connect(self._page_changed)
         self.overview.open_route.connect(self.open_route)
         self.overview.open_page.connect(self.show_page)
+        self.overview.goal_chosen.connect(self.set_goal)
         self.routes.step_toggled.connect(self.set_step_done)
         self.routes.step_verified.connect(self._step_verified)
         self.benchmarks.run_requested.connect(self.run_benchmark)
@@ -727,6 +728,20 @@ class MainWindow(QMainWindow):
         self.done = (self.done | {step_id}) if done else (self.done - {step_id})
         self.refresh()
         self.advise()
+
+    def set_goal(self, goal: str) -> None:
+        """The learner picked a goal ("" for none): remember it with the progress (the file
+        ``accelgui --goal`` writes) and re-rank the advice of both reports, without probing."""
+        try:
+            from accelgui.progress import set_goal
+
+            set_goal(goal or None)
+        except Exception as exc:  # noqa: BLE001 - e.g. a read-only data directory
+            self.notice.show_message(self.tr("Could not save your goal: {error}").format(error=exc),
+                                     error=True)
+            return
+        for which in ("live", "opened"):
+            self.advise(which)
 
     # == benchmarks ========================================================================
     def benchmark_refusal(self) -> str | None:

@@ -86,7 +86,8 @@ def probe_machine(sysroot: str = "/", timeout_s: float = 5.0, deep: bool = False
 
 
 def advise_report(report, knowledge_dir: str | None = None, lang: str = "en"):
-    """The advisor's routes and estimates (texts in ``lang``), with this user's progress.
+    """The advisor's routes and estimates (texts in ``lang``), with this user's progress and
+    goal (both read from the progress file, the one the CLI's ``--done`` and ``--goal`` write).
 
     Same as accelgui.cli.advise, plus the language of the reasons.
     """
@@ -95,7 +96,7 @@ def advise_report(report, knowledge_dir: str | None = None, lang: str = "en"):
 
     kb = load_knowledge(knowledge_dir)
     done = load_done_steps()
-    routes = advisor.assess(report, kb, done, lang=lang)
+    routes = advisor.assess(report, kb, done, lang=lang, goal=load_goal())
     return report.replace(routes=routes, estimates=advisor.estimates(report, lang=lang))
 
 
@@ -120,6 +121,21 @@ def load_done_steps() -> set:
         return set(load_done())
     except Exception:  # noqa: BLE001 - a broken progress file must not stop the app
         return set()
+
+
+def load_goal() -> str | None:
+    """The learner's goal (an advisor.GOALS id) remembered with the progress, or None. A
+    hand-edited id the advisor does not know counts as no goal rather than stopping the advice."""
+    try:
+        from accelgui import advisor
+        from accelgui.progress import load_goal as remembered
+    except ImportError:
+        return None
+    try:
+        goal = remembered()
+    except Exception:  # noqa: BLE001 - a broken progress file must not stop the app
+        return None
+    return goal if goal in advisor.GOALS else None
 
 
 def open_report(path: str, knowledge_dir: str | None = None, lang: str = "en"):

@@ -424,6 +424,25 @@ all cores</source>
     </message>
 </context>
 <context>
+    <name>GoalPicker</name>
+    <message>
+        <source>No particular goal</source>
+        <translation>没有特定目标</translation>
+    </message>
+    <message>
+        <source>Learning goal</source>
+        <translation>学习目标</translation>
+    </message>
+    <message>
+        <source>What you want to learn: the next steps are ranked for it. Saved with your progress, like accelgui --goal.</source>
+        <translation>你想学什么：下一步按它排序。与学习进度一起保存，与 accelgui --goal 相同。</translation>
+    </message>
+    <message>
+        <source>My &amp;goal:</source>
+        <translation>我的目标(&amp;G)：</translation>
+    </message>
+</context>
+<context>
     <name>HardwareView</name>
     <message>
         <source>Hardware and probe results</source>
@@ -859,6 +878,10 @@ all cores</source>
     <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Could not save your goal: {error}</source>
+        <translation>无法保存学习目标：{error}</translation>
     </message>
 </context>
 <context>
@@ -1305,6 +1328,10 @@ all cores</source>
     <message>
         <source>source</source>
         <translation>来源</translation>
+    </message>
+    <message>
+        <source>The routes for your goal, {goal}, come first; change the goal under Next steps on the Overview.</source>
+        <translation>服务于你的目标“{goal}”的路线排在前面；可在“概览”页的“下一步”中更改目标。</translation>
     </message>
 </context>
 <context>

@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from accelgui.advisor import source_kind
+from accelgui.advisor import overall_next_steps, source_kind
+from accelgui.gui.views.goal import GoalPicker, assessed_goal
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
                                        ViewState, clear_layout, fmt_bytes, heading, html_escape,
@@ -31,40 +32,34 @@ def step_title(step_id: str, kb, lang: str) -> str:
     return tr_obj(step.get("title"), lang) if step else step_id
 
 
-def top_next_steps(report, kb, done=frozenset(), limit: int = 3) -> list[tuple[str, str]]:
-    """[(route id, step id)]: the first not-done steps of the routes that fit this machine best."""
-    order = {status: i for i, status in enumerate(STATUS_ORDER)}
-    routes = sorted(enumerate(report.routes), key=lambda ir: (order.get(ir[1].status, 9), ir[0]))
-    picked: list[tuple[str, str]] = []
-    seen: set = set()
-    for _, route in routes:
-        if route.status == "unavailable":
+def top_next_steps(report, kb, done=frozenset(), limit: int = 3,
+                   goal: str | None = None) -> list[tuple[str, str]]:
+    """[(route id, step id)]: the advisor's overall next steps (advisor.overall_next_steps:
+    this machine's own accelerators first, then the CPU basics, ranked for ``goal``, by
+    default the goal the routes were assessed for), without the steps in ``done`` (ticked
+    since the advisor last ran); each step with the route it belongs to."""
+    done = frozenset(done or ())
+    steps = overall_next_steps(report.routes, kb, limit + len(done), goal)
+    picked = []
+    for step in steps:
+        if step in done:
             continue
-        for step in route.next_steps[:1]:          # one per route, best routes first
-            if step not in seen and step not in done:
-                seen.add(step)
-                picked.append((route.id, step))
-        if len(picked) >= limit:
-            break
-    if len(picked) < limit:                       # fill up with further steps, same order
-        for _, route in routes:
-            if route.status == "unavailable":
-                continue
-            for step in route.next_steps[1:]:
-                if len(picked) >= limit:
-                    break
-                if step not in seen and step not in done:
-                    seen.add(step)
-                    picked.append((route.id, step))
+        data = kb.steps.get(step) if kb is not None else None
+        route = (data or {}).get("route") or next(
+            (r.id for r in report.routes if step in r.next_steps), "")
+        picked.append((route, step))
     return picked[:limit]
 
 
 class OverviewView(QWidget):
     open_route = Signal(str)
     open_page = Signal(str)
+    goal_chosen = Signal(str)       # an advisor.GOALS id, "" for no particular goal
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.goal_picker: GoalPicker | None = None
+        self._picker_focus = False      # the picker was used: the one rebuilt takes the focus
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         self._area, self._inner, self._body = scroll_page(self)
@@ -376,7 +371,7 @@ class OverviewView(QWidget):
             return
         steps = top_next_steps(report, kb, state.done)
         card = Card()
-        card.body.addWidget(heading(self.tr("Next steps"), 2))
+        card.body.addLayout(self._next_steps_top(state))
         if not steps:
             card.body.addWidget(muted(self.tr("Nothing left to suggest: every step of the routes "
                                               "that fit this machine is done.")))
@@ -399,6 +394,29 @@ class OverviewView(QWidget):
                 summary.setContentsMargins(18, 0, 0, 4)
                 card.body.addWidget(summary)
         self._body.addWidget(card)
+
+    def _next_steps_top(self, state: ViewState) -> QHBoxLayout:
+        """The card's heading with the goal picker beside it. The new advice rebuilds the
+        page; a picker just used gives its successor the focus, so that a keyboard user going
+        through the goals with the arrow keys keeps their place."""
+        row = QHBoxLayout()
+        row.addWidget(heading(self.tr("Next steps"), 2), 1)
+        picker = GoalPicker(state.lang, assessed_goal(state.report))
+        picker.activated.connect(lambda _i, p=picker: self._goal_activated(p))
+        picker.left.connect(self._goal_left)
+        row.addWidget(picker.label)
+        row.addWidget(picker)
+        self.goal_picker = picker
+        if self._picker_focus:
+            picker.take_focus()
+        return row
+
+    def _goal_activated(self, picker: GoalPicker) -> None:
+        self._picker_focus = True
+        self.goal_chosen.emit(picker.goal() or "")
+
+    def _goal_left(self) -> None:
+        self._picker_focus = False
 
     def _render_estimates(self, state: ViewState) -> None:
         est = state.report.estimates

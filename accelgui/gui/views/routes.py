@@ -11,9 +11,11 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QMessageBox,
                                QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
+from accelgui.advisor import goal_label, route_goals
 from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
                                        heading, html_escape, level_text, muted, para,
                                        scroll_page, status_text, tr_obj)
+from accelgui.gui.views.goal import assessed_goal
 
 CARD_COLUMNS = 2
 ONE_COLUMN_BELOW_PX = 980
@@ -153,11 +155,16 @@ class RoutesView(QWidget):
             self.stack.setCurrentIndex(0)
 
     def _routes(self) -> list:
-        """[(route id, RouteAssessment or None)] in knowledge-base order."""
+        """[(route id, RouteAssessment or None)] in knowledge-base order; with a goal (the one
+        the routes were assessed for), the routes serving it first."""
         report, kb = self.state.report, self.state.kb
         assessed = {r.id: r for r in report.routes} if report is not None else {}
         ids = list(kb.routes) if kb is not None else []
         ids += [rid for rid in assessed if rid not in ids]
+        goal = assessed_goal(report)
+        if goal:
+            serves = route_goals()
+            ids.sort(key=lambda rid: goal not in serves.get(rid, ()))
         return [(rid, assessed.get(rid)) for rid in ids]
 
     def _render_list(self, state: ViewState) -> None:
@@ -178,6 +185,11 @@ class RoutesView(QWidget):
             "Green: ready on this machine. Amber: something to install first. Blue: follow it "
             "through the cloud, an emulator or a simulator. Grey: not possible here. Open a "
             "route to see its learning path.")))
+        goal = assessed_goal(state.report)
+        if goal:
+            self._list.addWidget(muted(self.tr("The routes for your goal, {goal}, come first; "
+                                               "change the goal under Next steps on the "
+                                               "Overview.").format(goal=goal_label(goal, state.lang))))
         grid = QGridLayout()
         grid.setSpacing(12)
         columns = self._columns()
