@@ -208,8 +208,12 @@ def _goal(args) -> str | None:
     from accelgui.progress import load_goal, set_goal
 
     goal = getattr(args, "goal", None)
-    if goal is None:
-        return load_goal()
+    if goal is None:            # a hand-edited progress file may hold an id the advisor lacks
+        try:
+            return advisor.check_goal(load_goal())
+        except ValueError as exc:
+            sys.stderr.write(f"accelgui: warning: ignoring the saved goal: {exc}\n")
+            return None
     goal = None if goal.lower() == "none" else goal
     try:
         advisor.check_goal(goal)

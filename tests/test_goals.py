@@ -245,3 +245,16 @@ def test_cli_goal_reranks_the_gpu_route_of_a_recorded_tree(tmp_path, monkeypatch
     assert serve[0] == "gpu.inference-optimisation", serve
     assert train[0] in ("gpu.multi-gpu", "gpu.lora-finetune"), train
     assert not GPU_BASICS & set(serve + train)
+
+
+def test_a_saved_goal_the_advisor_does_not_know_is_ignored_with_a_warning(tmp_path):
+    """A hand-edited progress file with an unknown goal: --probe warns and ranks without a goal
+    (as the app does), instead of failing."""
+    (tmp_path / "progress.json").write_text('{"version": 1, "done": {}, "goal": "fly"}')
+    env = dict(os.environ, ACCELGUI_DATA_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "accelgui", "--probe", "--sysroot",
+                          str(MACHINES / "acc-dgx-h100")], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "ignoring the saved goal" in out.stderr and "fly" in out.stderr
+    assert all(r["goal"] is None for r in json.loads(out.stdout)["routes"])
