@@ -151,13 +151,80 @@ def test_a_kernel_without_numa_has_one_node(tmp_path):
     assert memory.probe(ProbeContext(root=str(root)))["memory"]["numa_nodes"] == 1
 
 
+def _as_another_user(fn, uid: int = 65534, timeout_s: float = 60.0):
+    """``fn()``'s JSON-ready answer, computed in a forked child that dropped root for ``uid``
+    (root reads every file, so an unreadable one can only be tried as another user). ``fn``
+    runs once as root first, so every module it needs is already imported in the child."""
+    import select
+    import signal
+
+    fn()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                    # the child: never returns to pytest
+        code = 1
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.write(w, json.dumps(fn()).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    chunks, deadline = [], time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            if select.select([r], [], [], 1.0)[0]:
+                chunk = os.read(r, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    return json.loads(b"".join(chunks))
+
+
 def test_unreadable_files_are_reported_for_a_user_who_cannot_read_them(tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root reads every file")
-    root = _tree(tmp_path)
-    (root / "proc/meminfo").chmod(0)
-    report = run_probes(ProbeContext(root=str(root)), timeout_s=10)
-    assert ("proc/meminfo", "unreadable") in _warnings(report, "memory")
+    """A file the user may not read is a warning of its probe ("unreadable"), never an error;
+    as root the probe runs in a child that gave up root (root would read the file)."""
+    import shutil
+    import tempfile
+
+    tree = _tree(tmp_path)
+    if os.geteuid() != 0:
+        (tree / "proc/meminfo").chmod(0)
+        report = run_probes(ProbeContext(root=str(tree)), timeout_s=10)
+        assert ("proc/meminfo", "unreadable") in _warnings(report, "memory")
+        return
+    base = tempfile.mkdtemp(prefix="accelgui-unreadable-")      # outside root's 0700 tmp_path
+    try:
+        root = Path(base) / "tree"
+        shutil.copytree(tree, root)
+        for folder, dirs, files in os.walk(base):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
+        (root / "proc/meminfo").chmod(0)
+
+        def probe():
+            report = run_probes(ProbeContext(root=str(root)), timeout_s=10)
+            return {"warnings": sorted(_warnings(report, "memory")),
+                    "status": {p.name: p.status for p in report.probes},
+                    "total": report.memory.total_bytes}
+
+        as_root, as_user = probe(), _as_another_user(probe)
+        assert as_root["warnings"] == [] and as_root["total"] == 8000000 * 1024
+        assert ["proc/meminfo", "unreadable"] in as_user["warnings"]
+        assert as_user["status"]["memory"] == "partial" and as_user["total"] is None
+        assert as_user["status"]["cpu"] == "ok"        # the other probes are untouched
+    finally:
+        shutil.rmtree(base)
 
 
 MB_LINE = "1" + " " * (1 << 20) + "x"          # 1 MB: spaces between a number and junk
