@@ -206,7 +206,7 @@ def test_unreadable_files_are_reported_for_a_user_who_cannot_read_them(tmp_path)
     try:
         root = Path(base) / "tree"
         shutil.copytree(tree, root)
-        for folder, dirs, files in os.walk(base):
+        for folder, _dirs, files in os.walk(base):
             os.chmod(folder, 0o755)
             for name in files:
                 os.chmod(os.path.join(folder, name), 0o644)
