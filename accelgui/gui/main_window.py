@@ -458,7 +458,6 @@ class MainWindow(QMainWindow):
         if row < 0:
             return
         self.stack.setCurrentIndex(row)
-        settings.remember("ui/page", PAGES[row])
         self._render_current()
 
     def open_route(self, route_id: str) -> None:
@@ -527,6 +526,11 @@ class MainWindow(QMainWindow):
         self.busy_bar.setVisible(bool(self.busy) or self.bench.is_running())
 
     # == workers ========================================================================
+    @property
+    def idle(self) -> bool:
+        """Nothing in flight: no probing, advising or loading (benchmark scripts wait for it)."""
+        return not self._tasks and not self.busy
+
     def _run_task(self, fn, *args, done=None, failed=None) -> Task:
         task = Task(fn, *args)
         self._tasks.add(task)
@@ -577,10 +581,14 @@ class MainWindow(QMainWindow):
     def _load_knowledge(self) -> None:
         def loaded(result):
             kb, done = result
+            # the advisor may have brought both already: redrawing the page for nothing new
+            # held the loop for ~100 ms (the overview is rebuilt whole)
+            changed = (self.kb is None and kb is not None) or frozenset(done) != self.done
             if self.kb is None:
                 self.kb = kb
             self.done = frozenset(done)
-            self.refresh()
+            if changed:
+                self.refresh()
 
         def failed(message):
             self.advice_error = message
@@ -870,6 +878,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self._closing = True
         settings.remember("window/geometry", self.saveGeometry())
+        settings.remember("ui/page", self.current_page())   # here, not on every page switch
         self.bench.stop_and_wait()
         self.monitor.shutdown()
         super().closeEvent(event)
