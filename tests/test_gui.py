@@ -225,6 +225,17 @@ def test_benchmark_progress_bar_follows_the_child(qtbot):
         window.cancel_benchmark()
 
 
+def test_plots_are_made_in_the_background_before_the_window_is_idle(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    assert not window.idle
+    window._preload_plotting()
+    qtbot.waitUntil(lambda: window.idle, timeout=30000)
+    plots = window.benchmarks._plots
+    assert set(plots) == {"cache", "roofline", "bars"}
+    assert plots["cache"].getPlotItem().getViewBox().menu is None     # no menu built (none shown)
+    assert all(frame.isHidden() for frame in window.benchmarks._frames.values())
+
+
 def test_benchmark_child_runs_nicer_than_the_window(qtbot):
     from accelgui.gui.workers import CHILD_NICENESS
 

@@ -145,6 +145,7 @@ class MainWindow(QMainWindow):
         self._pending_benchmarks: dict | None = None
         self._advise_after_plots = False
         self._preload_started = False
+        self._preload_done = False      # pyqtgraph imported and the plots made (or given up)
         self.redact_shared = settings.value("export/redact", True, bool)  # Export's and Copy's choice
 
         self.setObjectName("main")
@@ -528,8 +529,9 @@ class MainWindow(QMainWindow):
     # == workers ========================================================================
     @property
     def idle(self) -> bool:
-        """Nothing in flight: no probing, advising or loading (benchmark scripts wait for it)."""
-        return not self._tasks and not self.busy
+        """Started up, nothing in flight: no probing, advising or loading, pyqtgraph imported
+        and the plots made in the background (benchmark scripts wait for it)."""
+        return not self._tasks and not self.busy and self._preload_done
 
     def _run_task(self, fn, *args, done=None, failed=None) -> Task:
         task = Task(fn, *args)
@@ -572,9 +574,11 @@ class MainWindow(QMainWindow):
         def when_plotting_ready():
             waited[0] += 1
             if loaded.is_set():
-                self.benchmarks.prepare_plots()
+                self.benchmarks.prepare_plots(done=lambda: setattr(self, "_preload_done", True))
             elif waited[0] < 120 and not self._closing:
                 QTimer.singleShot(250, self, when_plotting_ready)
+            else:
+                self._preload_done = True
 
         QTimer.singleShot(250, self, when_plotting_ready)
 

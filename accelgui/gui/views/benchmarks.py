@@ -487,16 +487,18 @@ class BenchmarksView(QWidget):
         """The banner's text (empty when the run had nothing to say)."""
         return self.banner_text.text() if self.banner.isVisibleTo(self) else ""
 
-    def prepare_plots(self) -> None:
+    def prepare_plots(self, done=None) -> None:
         """Create the plot widgets ahead of time, once pyqtgraph is imported, so that the first
         results do not pay for them: each plot's item, then its widget and frame, every step
         in an event-loop turn of its own, BUILD_STEP_MS apart (a plot made in one go held the
-        loop for 40-100 ms while a benchmark ran)."""
+        loop for 40-100 ms while a benchmark ran). ``done()`` is called after the last step."""
         keys = [k for k in ("cache", "roofline", "bars") if k not in self._plots]
         items: dict = {}
 
         def step(i=0):
             if i >= 2 * len(keys):
+                if done is not None:
+                    done()
                 return
             key = keys[i // 2]
             if key not in self._plots:       # a render may have made it meanwhile

@@ -75,6 +75,7 @@ class SamplerWorker(QObject):
         if self._sampler is not None:
             self._sampler.close()
             self._sampler = None
+        self.thread().quit()                 # after the timer and sampler are gone
 
     def _tick(self) -> None:
         try:
@@ -281,8 +282,7 @@ class MonitorView(QWidget):
         self._worker.sampled.connect(self._on_sample, Qt.ConnectionType.QueuedConnection)   # GUI thread
         self._start.connect(self._worker.start)
         self._stop.connect(self._worker.stop)
-        # the worker's timer and sampler are dropped in its thread before the thread ends
-        self._close.connect(self._worker.close, Qt.ConnectionType.BlockingQueuedConnection)
+        self._close.connect(self._worker.close)
         self.retranslate()
 
     # == building ======================================================================
@@ -402,9 +402,9 @@ class MonitorView(QWidget):
     def shutdown(self) -> None:
         if not self._thread.isRunning():
             return
-        self._close.emit()
-        self._thread.quit()
-        self._thread.wait(3000)
+        self._close.emit()              # the worker drops its timer and sampler, then ends its thread
+        if not self._thread.wait(3000):  # a sample that hangs (a stuck driver) does not hold the exit
+            self._thread.quit()
         if self._watch is not None:
             self._watch.finish()
             self._watch = None
