@@ -225,6 +225,30 @@ def test_benchmark_progress_bar_follows_the_child(qtbot):
         window.cancel_benchmark()
 
 
+def test_plots_are_made_in_the_background_before_the_window_is_idle(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    assert not window.idle
+    window._preload_plotting()
+    qtbot.waitUntil(lambda: window.idle, timeout=30000)
+    plots = window.benchmarks._plots
+    assert set(plots) == {"cache", "roofline", "bars"}
+    assert plots["cache"].getPlotItem().getViewBox().menu is None     # no menu built (none shown)
+    assert all(frame.isHidden() for frame in window.benchmarks._frames.values())
+
+
+def test_benchmark_child_runs_nicer_than_the_window(qtbot):
+    from accelgui.gui.workers import CHILD_NICENESS
+
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("slow")
+    with qtbot.waitSignal(window.bench.progress, timeout=20000):
+        window.run_benchmark("full")
+    pid = window.bench._proc.processId()
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + CHILD_NICENESS)
+    with qtbot.waitSignal(window.bench.cancelled, timeout=20000):
+        window.cancel_benchmark()
+
+
 def test_crashed_benchmark_shows_its_message_and_the_app_stays_usable(qtbot):
     window = make_window(qtbot, cpu_only_report())
     window.benchmark_command = lambda mode: fake_child_argv("crash")
@@ -824,6 +848,29 @@ def test_a_recorded_tree_is_labelled_and_never_benchmarked(qtbot):
     window.run_benchmark("quick")
     assert not started
     assert not window.notice.isHidden() and "recorded tree" in window.notice.label.text()
+
+
+def test_overview_is_not_rebuilt_for_what_it_does_not_show(qtbot):
+    """Benchmark figures alone (the page shows none; their estimates come with the advisor)
+    leave the overview's widgets as they are; new estimates or a language switch rebuild it."""
+    report = rich_report()
+    window = make_window(qtbot, report)
+    overview = show(window, "overview")
+
+    def first():
+        return overview._body.itemAt(0).widget()
+
+    before = first()
+    window.live_report = report.replace(benchmarks={"mode": "quick"})
+    window.refresh()
+    assert first() is before
+    window.live_report = window.live_report.replace(estimates={"summary": ["x"]})
+    window.refresh()
+    assert first() is not before
+    before = first()
+    window.set_language("zh_CN")
+    assert first() is not before
+    window.set_language("en")
 
 
 def test_title_names_the_machine_once(qtbot):

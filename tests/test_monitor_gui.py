@@ -117,10 +117,83 @@ def test_stage_marks_are_drawn_on_the_plots(qtbot, window):
     window.show_page("monitor")
     page.bench_started()
     page.bench_progress({"stage": "stream"})
-    qtbot.waitUntil(lambda: bool(page._plots["util_pct"][2]), timeout=10000)
+    qtbot.waitUntil(lambda: bool(page._plots["util_pct"][2].marks), timeout=10000)
     page.bench_progress({"stage": "fma"})
-    qtbot.waitUntil(lambda: len(page._plots["util_pct"][2]) == 2, timeout=10000)
-    lines = page._plots["clock_mhz"][2]
-    assert [ln.stage_key[0] for ln in lines] == ["stream", "fma"]
-    assert all(-300 <= ln.value() <= 0 for ln in lines)
+    qtbot.waitUntil(lambda: len(page._plots["util_pct"][2].marks) == 2, timeout=10000)
+    marks = page._plots["clock_mhz"][2].marks
+    assert [name for _, name in marks] == ["stream", "fma"]
+    assert all(-300 <= x <= 0 for x, _ in marks)
+    page.set_paused(True)                       # nothing moves while the two images are taken
+    qtbot.wait(100)
+    plots = page.plot_box.layout().itemAt(0).widget()
+    with_marks = plots.grab().toImage()
+    for _, _, item in page._plots.values():
+        item.set_marks([])
+    assert plots.grab().toImage() != with_marks  # the marks are painted
     page.bench_finished()
+
+
+def _threads() -> set:
+    import threading
+
+    return {t.name for t in threading.enumerate()}
+
+
+def test_one_sampler_serves_the_page_and_the_benchmark_telemetry(qtbot, window):
+    """During a benchmark the page's sampler is the only one, shown or hidden; a hidden page
+    records the samples without drawing them, and draws the last one when it is shown."""
+    page = window.monitor
+    window.show_page("overview")
+    page.bench_started()
+    assert page.sampling and not page.isVisible()
+    page.bench_progress({"stage": "stream"})
+    qtbot.waitUntil(lambda: page.samples_seen >= 3, timeout=10000)    # every 0.5 s, hidden
+    assert "bench-telemetry" not in _threads()  # no StageWatch thread of its own
+    assert len(window.made) == 1
+    assert page.row_ids() == []                 # recorded, not drawn
+    window.show_page("monitor")
+    assert "amd-gpu:0000:03:00.0" in page.row_ids()     # drawn at once, from the last sample
+    assert page.cell_text("cpu", 5) == "3700"
+    qtbot.waitUntil(lambda: page.samples_seen >= 5, timeout=10000)
+    window.show_page("overview")
+    telemetry = page.bench_finished()
+    assert len(window.made) == 1
+    (stream,) = telemetry["stages"]
+    assert stream["cpu_mhz_mean"] == 3700 and stream["temp_c_max"] == 62.0
+    qtbot.wait(200)
+    seen = page.samples_seen
+    qtbot.wait(1200)
+    assert page.samples_seen == seen            # hidden again and no benchmark: no sampling
+
+
+def test_paused_page_still_records_the_benchmark_telemetry(qtbot, window):
+    page = window.monitor
+    window.show_page("monitor")
+    page.set_paused(True)
+    page.bench_started()
+    page.bench_progress({"stage": "fma"})
+    qtbot.wait(1300)
+    telemetry = page.bench_finished()
+    assert page.samples_seen == 0               # the page stays as it was
+    assert telemetry["stages"][0]["cpu_mhz_mean"] == 3700
+
+
+def test_series_ring_buffers_keep_the_last_samples_in_order():
+    from accelgui.gui.views.monitor import PLOTS, Series
+
+    series = Series(4)
+    assert series.last_t is None
+    for t in range(6):
+        rows = {"cpu": {"util_pct": 10.0 * t, "temp_c": None}}
+        if t != 4:
+            rows["gpu"] = {"util_pct": 1.0 * t}
+        series.add(float(t), rows)
+    times, columns = series.window("cpu", since=0.0)
+    assert list(times) == [2.0, 3.0, 4.0, 5.0] and series.last_t == 5.0
+    assert list(columns[0]) == [20.0, 30.0, 40.0, 50.0]
+    assert len(columns) == len(PLOTS) and all(v != v for v in columns[1])   # unknown: NaN
+    times, columns = series.window("gpu", since=3.5)
+    assert list(times) == [4.0, 5.0]
+    assert columns[0][0] != columns[0][0] and columns[0][1] == 5.0         # absent at t=4: a gap
+    times, columns = series.window("npu", since=0.0)
+    assert len(times) == 0 and all(len(c) == 0 for c in columns)

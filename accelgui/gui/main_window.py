@@ -145,6 +145,7 @@ class MainWindow(QMainWindow):
         self._pending_benchmarks: dict | None = None
         self._advise_after_plots = False
         self._preload_started = False
+        self._preload_done = False      # pyqtgraph imported and the plots made (or given up)
         self.redact_shared = settings.value("export/redact", True, bool)  # Export's and Copy's choice
 
         self.setObjectName("main")
@@ -459,7 +460,6 @@ class MainWindow(QMainWindow):
         if row < 0:
             return
         self.stack.setCurrentIndex(row)
-        settings.remember("ui/page", PAGES[row])
         self._render_current()
 
     def open_route(self, route_id: str) -> None:
@@ -528,6 +528,12 @@ class MainWindow(QMainWindow):
         self.busy_bar.setVisible(bool(self.busy) or self.bench.is_running())
 
     # == workers ========================================================================
+    @property
+    def idle(self) -> bool:
+        """Started up, nothing in flight: no probing, advising or loading, pyqtgraph imported
+        and the plots made in the background (benchmark scripts wait for it)."""
+        return not self._tasks and not self.busy and self._preload_done
+
     def _run_task(self, fn, *args, done=None, failed=None) -> Task:
         task = Task(fn, *args)
         self._tasks.add(task)
@@ -569,19 +575,25 @@ class MainWindow(QMainWindow):
         def when_plotting_ready():
             waited[0] += 1
             if loaded.is_set():
-                self.benchmarks.prepare_plots()
+                self.benchmarks.prepare_plots(done=lambda: setattr(self, "_preload_done", True))
             elif waited[0] < 120 and not self._closing:
                 QTimer.singleShot(250, self, when_plotting_ready)
+            else:
+                self._preload_done = True
 
         QTimer.singleShot(250, self, when_plotting_ready)
 
     def _load_knowledge(self) -> None:
         def loaded(result):
             kb, done = result
+            # the advisor may have brought both already: redrawing the page for nothing new
+            # held the loop for ~100 ms (the overview is rebuilt whole)
+            changed = (self.kb is None and kb is not None) or frozenset(done) != self.done
             if self.kb is None:
                 self.kb = kb
             self.done = frozenset(done)
-            self.refresh()
+            if changed:
+                self.refresh()
 
         def failed(message):
             self.advice_error = message
@@ -885,6 +897,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self._closing = True
         settings.remember("window/geometry", self.saveGeometry())
+        settings.remember("ui/page", self.current_page())   # here, not on every page switch
         self.bench.stop_and_wait()
         self.monitor.shutdown()
         super().closeEvent(event)

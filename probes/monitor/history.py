@@ -3,7 +3,8 @@
 :class:`History` is a ring buffer of samples (oldest dropped) with stage marks;
 :func:`stage_telemetry` summarises the samples of each stage into the report's
 ``benchmarks.telemetry`` shape and says when a clock fell or a throttle reason appeared.
-:class:`StageWatch` samples in a thread of its own while a benchmark runs and is fed the
+:class:`StageWatch` samples in a thread of its own while a benchmark runs (or is handed the
+samples of a sampler its caller runs anyway, as the app's monitor does) and is fed the
 child's progress events (the client's ``on_progress``), so any caller (CLI, app) gets it.
 """
 
@@ -152,7 +153,12 @@ class StageWatch:
         self._current: str | None = None
         self._origin = time.monotonic()
 
-    def start(self) -> StageWatch:
+    def start(self, sampling: bool = True) -> StageWatch:
+        """Begin recording. With ``sampling`` a thread of its own samples every ``interval_s``;
+        without, the caller hands it the samples it takes anyway (:meth:`add`), so that a
+        process that already samples (the app's monitor) does not sample twice."""
+        if not sampling:
+            return self
         if self._sampler is None:
             from accelgui.probes.monitor import Sampler
 
@@ -168,6 +174,10 @@ class StageWatch:
             except Exception:  # noqa: BLE001 - telemetry must never disturb the benchmark
                 return
             self._stop.wait(self.interval_s)
+
+    def add(self, sample: dict) -> None:
+        """A sample taken by the caller (see :meth:`start`)."""
+        self.history.add(sample)
 
     @property
     def stage(self) -> str | None:

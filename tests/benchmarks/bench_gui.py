@@ -4,9 +4,13 @@
 
 1. Time to first window: from starting the Python process to the first paint of the main
    window, through ``accelgui.gui.app.run_app`` (median of --runs runs, each a fresh process).
+   Target: <= 0.6 s.
 2. Longest event-loop stall during a benchmark run: a 5 ms QTimer records the gaps between its
-   ticks while the app probes this machine, runs the benchmark child (``--mode``, default
-   full) with progress, and renders the plots when the results arrive. Target: <= 100 ms.
+   ticks while the app runs the benchmark child (``--mode``, default full) with progress, and
+   renders the plots when the results arrive (after the app has probed this machine). Each
+   gap is filed under the phase it ended in ("benchmark:<stage>" from the child's progress,
+   "results" once the result is in); the longest ones are listed with their phase and time.
+   Target: <= 50 ms.
 
 Runs on Qt's offscreen platform unless a display is set (DISPLAY / WAYLAND_DISPLAY); under
 Xvfb: xvfb-run -s '-screen 0 1280x800x24' python tests/benchmarks/bench_gui.py
@@ -71,13 +75,14 @@ def event_loop_stalls(mode: str) -> dict:
     window = MainWindow(AppOptions(lang="en"))
     window.show()
     interval_ms = 5
-    gaps: list[tuple[float, str]] = []
+    gaps: list[tuple[float, str, float]] = []      # (ms late, phase, s since the run started)
     phase = {"name": "probing"}
     last = [time.perf_counter()]
+    started = time.perf_counter()
 
     def tick():
         now = time.perf_counter()
-        gaps.append(((now - last[0]) * 1000.0 - interval_ms, phase["name"]))
+        gaps.append(((now - last[0]) * 1000.0 - interval_ms, phase["name"], now - started))
         last[0] = now
 
     timer = QTimer()
@@ -86,11 +91,14 @@ def event_loop_stalls(mode: str) -> dict:
     timer.start()
     window.start()
     deadline = time.monotonic() + 60
-    while (window.live_report is None or window.busy) and time.monotonic() < deadline:
+    while (window.live_report is None or not window.idle) and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.001)
     if window.live_report is None:
         raise SystemExit(f"probing did not finish: {window.probe_error}")
+    for _ in range(30):         # the last results painted: the app is idle
+        app.processEvents()
+        time.sleep(0.01)
     done = {}
 
     def finished(result):
@@ -112,23 +120,31 @@ def event_loop_stalls(mode: str) -> dict:
         from accelgui.probes.kernels.client import benchmark_command
 
         window.benchmark_command = lambda _m: benchmark_command(mode)
-    started = time.perf_counter()
     phase["name"] = "benchmark:start"
-    last[0] = time.perf_counter()
     gaps.clear()
-    window.run_benchmark("full")
+    # started from the event loop, as a click would: its own cost is part of the first gap
+    QTimer.singleShot(0, lambda: window.run_benchmark("full"))
+    started = last[0] = time.perf_counter()
     app.exec()
     elapsed = time.perf_counter() - started
     timer.stop()
     window.close()
     QApplication.processEvents()
-    values = sorted(g for g, _ in gaps)
-    worst = max(gaps) if gaps else (0.0, "")
-    return {"mode": mode, "benchmark_s": round(elapsed, 1), "ticks": len(gaps),
-            "max_stall_ms": round(worst[0], 1), "max_stall_phase": worst[1],
+    return dict({"mode": mode, "benchmark_s": round(elapsed, 1)}, **stall_summary(gaps),
+                result="ok" if done.get("ok") else done.get("error", "no result"))
+
+
+def stall_summary(gaps: list[tuple[float, str, float]], top: int = 5) -> dict:
+    """Longest gap, its phase, p99 and median of ``gaps`` ((ms late, phase, s)), and the
+    ``top`` longest as [ms, phase, s since the start] (also used by bench_monitor)."""
+    values = sorted(g for g, _, _ in gaps)
+    worst = sorted(gaps, reverse=True)[:top]
+    return {"ticks": len(gaps),
+            "max_stall_ms": round(worst[0][0], 1) if worst else None,
+            "max_stall_phase": worst[0][1] if worst else None,
             "p99_stall_ms": round(values[int(0.99 * (len(values) - 1))], 1) if values else None,
             "median_stall_ms": round(statistics.median(values), 2) if values else None,
-            "result": "ok" if done.get("ok") else done.get("error", "no result")}
+            "longest_stalls": [[round(g, 1), p, round(t, 2)] for g, p, t in worst]}
 
 
 def main(argv=None) -> int:
@@ -143,10 +159,10 @@ def main(argv=None) -> int:
     if not args.skip_first_window:
         times = time_to_first_window(args.runs)
         out["first_window_s"] = {"median": round(statistics.median(times), 3),
-                                 "runs": [round(t, 3) for t in times], "target": 1.5}
+                                 "runs": [round(t, 3) for t in times], "target": 0.6}
     if not args.skip_stall:
         out["event_loop"] = event_loop_stalls(args.mode)
-        out["event_loop"]["target_ms"] = 100
+        out["event_loop"]["target_ms"] = 50
     print(json.dumps(out, indent=2))
     return 0
 

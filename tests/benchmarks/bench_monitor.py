@@ -11,7 +11,8 @@
    bytes after 1 h and after 2 h of simulated samples (bounded: the same).
 4. Longest event-loop stall of the app with the Monitor page open (8 fake GPUs plus this
    machine) during a benchmark run (--mode, default full), beside the same run with the page
-   hidden. Target: <= 50 ms.
+   hidden: measured as bench_gui.py does (a 5 ms timer), with the phase of each gap
+   ("benchmark:<stage>", then "results") and the longest ones listed. Target: <= 50 ms.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from bench_gui import stall_summary  # noqa: E402
 from monitor_support import gpu, monitor_nvml  # noqa: E402
 
 from accelgui.probes.context import ProbeContext  # noqa: E402
@@ -121,7 +123,7 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
     window.show()
     window.start()
     deadline = time.monotonic() + 60
-    while (window.live_report is None or window.busy) and time.monotonic() < deadline:
+    while (window.live_report is None or not window.idle) and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.001)
     window.show_page("monitor" if monitor_open else "overview")
@@ -129,7 +131,7 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
         app.processEvents()
         time.sleep(0.01)
     interval_ms, gaps, last = 5, [], [time.perf_counter()]
-    phase = {"name": "benchmark"}
+    phase = {"name": "benchmark:start"}
 
     def tick():
         now = time.perf_counter()
@@ -140,31 +142,32 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
     timer.setInterval(interval_ms)
     timer.timeout.connect(tick)
     done = {}
-    started = time.perf_counter()
     window.bench.finished.connect(lambda _r: (phase.update(name="results"), done.setdefault("ok", True),
                                               QTimer.singleShot(1500, app.quit)))
     window.bench.failed.connect(lambda m: (done.setdefault("error", m), QTimer.singleShot(200, app.quit)))
+    window.bench.progress.connect(lambda e: phase.update(name=f"benchmark:{e.get('stage')}"))
     window.benchmark_command = lambda _m: benchmark_command(mode)
-    started = time.perf_counter()
-    last[0] = time.perf_counter()
+    page = "monitor" if monitor_open else "overview"
+    # started from the event loop, as a click would; starting a run shows the Benchmarks
+    # page, so the page under test is shown again by a second click, a quarter second later
+    QTimer.singleShot(0, lambda: (window.run_benchmark("full"),
+                                  QTimer.singleShot(250, lambda: window.show_page(page))))
+    started = last[0] = time.perf_counter()
     timer.start()
-    window.run_benchmark("full")
-    window.show_page("monitor" if monitor_open else "overview")    # starting a run shows its page
     app.exec()
     timer.stop()
     samples = window.monitor.samples_seen
     telemetry = (window.live_report.benchmarks or {}).get("telemetry") if window.live_report else None
     window.close()
     QApplication.processEvents()
-    during = sorted(g for g, p, _ in gaps if p == "benchmark")
+    during = sorted(g for g, p, _ in gaps if p != "results")
     after = sorted(g for g, p, _ in gaps if p == "results")
-    return {"monitor_open": monitor_open, "mode": mode, "benchmark_s": round(time.perf_counter() - started, 1),
-            "max_stall_during_benchmark_ms": round(during[-1], 1) if during else None,
-            "p99_stall_during_benchmark_ms": round(during[int(0.99 * (len(during) - 1))], 1) if during else None,
-            "max_stall_rendering_results_ms": round(after[-1], 1) if after else None,
-            "stalls_over_100ms": [(round(t, 2), round(g), p) for g, p, t in gaps if g > 100],
-            "monitor_samples": samples, "stages_recorded": len((telemetry or {}).get("stages", [])),
-            "result": "ok" if done.get("ok") else done.get("error", "no result")}
+    return dict({"monitor_open": monitor_open, "mode": mode,
+                 "benchmark_s": round(time.perf_counter() - started, 1)}, **stall_summary(gaps),
+                max_stall_during_benchmark_ms=round(during[-1], 1) if during else None,
+                max_stall_rendering_results_ms=round(after[-1], 1) if after else None,
+                monitor_samples=samples, stages_recorded=len((telemetry or {}).get("stages", [])),
+                result="ok" if done.get("ok") else done.get("error", "no result"))
 
 
 def main(argv=None) -> int:

@@ -11,6 +11,7 @@ data's range (ViewBox limits). pyqtgraph is imported only when the first plot is
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
@@ -253,18 +254,27 @@ class BenchmarksView(QWidget):
         grid.setSpacing(12)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
-        self.card_titles, self._slots, self._slot_widgets = [], [], []
+        self.card_titles, self._slots, self._note_slots, self._slot_widgets = [], [], [], []
+        # Each card keeps room for a plot with its button row from the start, and its notes
+        # go under that room: once the notes of all cards are in (one layout pass), showing a
+        # plot moves (and repaints) nothing else; a resized page repainted every plot on it.
+        plot_room = PLOT_HEIGHT + QPushButton("Zoom").sizeHint().height() + 6
         for i in range(4):
             card = Card()
             title = heading("", 1)
             card.body.addWidget(title)
-            slot = QVBoxLayout()
+            holder = QWidget()
+            holder.setMinimumHeight(plot_room)
+            slot = QVBoxLayout(holder)
             slot.setContentsMargins(0, 0, 0, 0)
-            card.body.addLayout(slot)
+            card.body.addWidget(holder)
+            notes = QVBoxLayout()
+            card.body.addLayout(notes)
             card.body.addStretch(1)
             grid.addWidget(card, i // 2, i % 2)
             self.card_titles.append(title)
             self._slots.append(slot)
+            self._note_slots.append(notes)
             self._slot_widgets.append([])
         self.results_layout.addWidget(self.grid_box)
         self.grid_box.hide()
@@ -411,27 +421,47 @@ class BenchmarksView(QWidget):
         self._rendered = key
         self.message.hide()
         self.grid_box.show()
-        # One plot per event-loop turn, and its card shown in the next one (where it is painted):
+        # One plot per event-loop turn (a builder that is a generator: one part of its plot per
+        # turn, up to each ``yield``), and its card shown in the next one (where it is painted):
         # the window keeps answering while results arrive.
         builders = (self._cache_plot, self._roofline_plot, self._bars_plot, self._figures_part)
         self._build_gen += 1
         gen = self._build_gen
 
-        def build(i=0):
+        built: list = []               # (main widget, notes) of each card
+
+        def build(i=0, steps=None):
             if gen != self._build_gen:
                 return
-            if i >= len(builders):
+            if steps is None:
+                steps = builders[i](self._pyqtgraph(), report, bench)
+            if inspect.isgenerator(steps):
+                try:
+                    next(steps)
+                except StopIteration as end:
+                    steps = end.value
+                else:
+                    QTimer.singleShot(BUILD_STEP_MS, self, lambda: build(i, steps))
+                    return
+            built.append(steps)
+            QTimer.singleShot(BUILD_STEP_MS, self, lambda: build(i + 1) if i + 1 < len(builders) else notes())
+
+        def notes():                    # every card's notes in one turn: the page's final size
+            if gen != self._build_gen:
+                return
+            for i, (main, texts) in enumerate(built):
+                self._set_notes(i, main, texts)
+            QTimer.singleShot(BUILD_STEP_MS, self, fill)
+
+        def fill(i=0):                  # then each card's plot, in a turn of its own
+            if gen != self._build_gen:
+                return
+            if i >= len(built):
                 self.building = False
                 self.plots_ready.emit()
                 return
-            main, notes = builders[i](self._pyqtgraph(), report, bench)
-            QTimer.singleShot(BUILD_STEP_MS, self, lambda: fill(i, main, notes))
-
-        def fill(i, main, notes):
-            if gen != self._build_gen:
-                return
-            self._fill_card(i, main, notes)
-            QTimer.singleShot(BUILD_STEP_MS, self, lambda: build(i + 1))
+            self._set_main(i, built[i][0])
+            QTimer.singleShot(BUILD_STEP_MS, self, lambda: fill(i + 1))
 
         self.building = True
         QTimer.singleShot(BUILD_STEP_MS, self, build)
@@ -457,36 +487,49 @@ class BenchmarksView(QWidget):
         """The banner's text (empty when the run had nothing to say)."""
         return self.banner_text.text() if self.banner.isVisibleTo(self) else ""
 
-    def prepare_plots(self) -> None:
-        """Create the plot widgets ahead of time (one per event-loop turn), once pyqtgraph is
-        imported, so that the first results do not pay for it."""
+    def prepare_plots(self, done=None) -> None:
+        """Create the plot widgets ahead of time, once pyqtgraph is imported, so that the first
+        results do not pay for them: each plot's item, then its widget and frame, every step
+        in an event-loop turn of its own, BUILD_STEP_MS apart (a plot made in one go held the
+        loop for 40-100 ms while a benchmark ran). ``done()`` is called after the last step."""
         keys = [k for k in ("cache", "roofline", "bars") if k not in self._plots]
+        items: dict = {}
 
         def step(i=0):
-            if i < len(keys) and keys[i] not in self._plots:
-                self._new_plot(self._pyqtgraph(), keys[i], "", "")
-                self._frames[keys[i]].hide()
-                QTimer.singleShot(0, self, lambda: step(i + 1))
-            elif i < len(keys):
-                QTimer.singleShot(0, self, lambda: step(i + 1))
+            if i >= 2 * len(keys):
+                if done is not None:
+                    done()
+                return
+            key = keys[i // 2]
+            if key not in self._plots:       # a render may have made it meanwhile
+                if i % 2 == 0:
+                    items[key] = self._pyqtgraph().PlotItem(enableMenu=False)
+                else:
+                    self._create_plot(self._pyqtgraph(), key, items.pop(key))
+                    self._frames[key].hide()
+            QTimer.singleShot(BUILD_STEP_MS, self, lambda: step(i + 1))
         step()
 
-    def _fill_card(self, i: int, main: QWidget, notes: list) -> None:
-        slot = self._slots[i]
+    def _set_notes(self, i: int, main: QWidget, notes: list) -> None:
+        """Card ``i``'s notes; what it showed before, other than ``main``, goes (the persistent
+        plot frames and table are only hidden)."""
         for widget in self._slot_widgets[i]:
             if widget is main:
                 continue
             widget.hide()
             if widget not in self._frames.values() and widget is not self._table:
-                slot.removeWidget(widget)
                 widget.setParent(None)
                 widget.deleteLater()
-        slot_widgets = [main] + [muted(text) for text in notes]
-        for n, widget in enumerate(slot_widgets):
-            if slot.indexOf(widget) < 0:
-                slot.addWidget(widget, 1 if n == 0 else 0)
-            widget.show()
-        self._slot_widgets[i] = slot_widgets
+        labels = [muted(text) for text in notes]
+        for label in labels:
+            self._note_slots[i].addWidget(label)
+        self._slot_widgets[i] = [main] + labels
+
+    def _set_main(self, i: int, main: QWidget) -> None:
+        """Show card ``i``'s plot (or table, or message) in the room kept for it."""
+        if self._slots[i].indexOf(main) < 0:
+            self._slots[i].addWidget(main, 1)
+        main.show()
 
     def _figures_part(self, pg, report, bench):
         return self._figures_table(report, bench), []
@@ -505,14 +548,7 @@ class BenchmarksView(QWidget):
         text = pal.color(QPalette.ColorRole.Text)
         widget = self._plots.get(key)
         if widget is None:
-            widget = page_plot_class(pg)(background=pal.color(QPalette.ColorRole.Base))
-            # a fixed height: a plot that changes does not resize (and repaint) its neighbours
-            widget.setFixedHeight(PLOT_HEIGHT)
-            widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-            widget.setMenuEnabled(False)
-            widget.hideButtons()        # pyqtgraph's own auto-range "A": our Reset replaces it
-            self._plots[key] = widget
-            self._frames[key] = self._plot_frame(widget)
+            widget = self._create_plot(pg, key)
         else:
             widget.setBackground(pal.color(QPalette.ColorRole.Base))
         item = widget.getPlotItem()
@@ -538,6 +574,20 @@ class BenchmarksView(QWidget):
         self._frames[key].reset.show()
         widget.set_zoom_mode(False)
         widget.setToolTip("")
+        return widget
+
+    def _create_plot(self, pg, key: str, item=None):
+        """The persistent plot ``key`` and its frame, around ``item`` (a PlotItem) if given.
+        No context menus: the plots have none (their items would cost a third of the plot)."""
+        widget = page_plot_class(pg)(background=self.palette().color(QPalette.ColorRole.Base),
+                                     plotItem=item or pg.PlotItem(enableMenu=False))
+        # a fixed height: a plot that changes does not resize (and repaint) its neighbours
+        widget.setFixedHeight(PLOT_HEIGHT)
+        widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        widget.setMenuEnabled(False)
+        widget.hideButtons()        # pyqtgraph's own auto-range "A": our Reset replaces it
+        self._plots[key] = widget
+        self._frames[key] = self._plot_frame(widget)
         return widget
 
     def _plot_frame(self, plot) -> QWidget:
@@ -616,6 +666,7 @@ class BenchmarksView(QWidget):
             return muted(self.tr("Not enough figures for a roofline.")), []
         plot = self._new_plot(pg, "roofline", self.tr("arithmetic intensity (flop/byte)"),
                               self.tr("performance (GFLOP/s)"), logx=True, logy=True)
+        yield               # each curve and point with its legend entry costs ~8 ms: one a turn
         plot.addLegend(offset=(10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text))
         hi = max([64.0] + [ai * 2 for _, ai, _ in points if ai])
         steps = int(math.ceil(math.log2(hi) * 4))
@@ -625,9 +676,11 @@ class BenchmarksView(QWidget):
             plot.plot(xs, [min(theo["gflops"], x * roof_bw) for x in xs],
                       pen=pg.mkPen(THEORETICAL, width=2, style=Qt.PenStyle.DashLine),
                       name=self.tr("theoretical roof"))
+            yield
         if fma:
             plot.plot(xs, [min(fma, x * bw) for x in xs], pen=pg.mkPen(MEASURED, width=2),
                       name=self.tr("measured roof"))
+            yield
         colours = ("#e53935", "#fb8c00", "#43a047", "#8e24aa")
         ys = [min(theo["gflops"] or fma, xs[0] * bw), theo["gflops"] or fma, fma or theo["gflops"]]
         for (label, ai, gflops), colour in zip(points, colours * 3):
@@ -635,6 +688,7 @@ class BenchmarksView(QWidget):
             ys.append(gflops)
             plot.plot([x], [gflops], pen=None, symbol="o", symbolSize=11, symbolBrush=colour,
                       symbolPen=pg.mkPen("#ffffff"), name=self.point_legend(label, ai, gflops))
+            yield
         self.limit_to(plot, [math.log10(xs[0]), math.log10(xs[-1])],
                       [math.log10(y) for y in ys if y and y > 0])
         plot.setToolTip(self.tr("Measured kernels (dots) under the roofs: memory-bound on the "

@@ -4,15 +4,22 @@ every accelerator, from :mod:`accelgui.probes.monitor`.
 A compact row per device (with a sparkline of its utilisation) and larger plots of the last
 five minutes for the selected one (pyqtgraph, imported when the page is first shown, peak
 downsampling). Sampling runs in a QThread; it stops when the page is hidden, so a hidden page
-costs nothing. The history is a ring buffer (an hour at 1 s). Benchmark stages are marked on
-the plots' timeline; :meth:`MonitorView.bench_started` / ``bench_progress`` /
-``bench_finished`` also record the telemetry that goes into ``benchmarks.telemetry``.
+costs nothing. The history is a ring buffer (an hour at 1 s); the plotted fields are kept in
+ring buffers of their own (:class:`Series`), so a new sample costs the same whatever the
+history holds. Benchmark stages are marked on the plots' timeline (one item per plot draws
+all marks); :meth:`MonitorView.bench_started` / ``bench_progress`` / ``bench_finished`` also
+record the telemetry that goes into ``benchmarks.telemetry``: during a benchmark the page's
+sampler is the app's only one (it runs, at the telemetry's interval, even while the page is
+hidden, and hands each sample to the run's :class:`StageWatch`); a hidden page records the
+samples but draws nothing.
 """
 
 from __future__ import annotations
 
 import collections
+import math
 import time
+from array import array
 
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPalette, QPen
@@ -25,7 +32,8 @@ from accelgui.probes.monitor.history import History, StageWatch, flat_rows, to_c
 
 WINDOW_S = 300.0
 SPARK_POINTS = 60
-BENCH_PLOT_EVERY = 5
+MIN_INTERVAL_S = 0.5
+PLOTS_AFTER_MS = 20
 PLOTS = (("util_pct", "%"), ("temp_c", "°C"), ("power_w", "W"), ("clock_mhz", "MHz"))
 
 
@@ -47,7 +55,10 @@ class SamplerWorker(QObject):
             self._timer.timeout.connect(self._tick)
         if self._sampler is None:
             self._sampler = self._make()
-        self._timer.start(int(interval_s * 1000))
+        ms = int(interval_s * 1000)
+        if self._timer.isActive() and self._timer.interval() == ms:
+            return                           # already sampling at this pace: no extra sample
+        self._timer.start(ms)
         self._tick()
 
     @Slot()
@@ -64,6 +75,7 @@ class SamplerWorker(QObject):
         if self._sampler is not None:
             self._sampler.close()
             self._sampler = None
+        self.thread().quit()                 # after the timer and sampler are gone
 
     def _tick(self) -> None:
         try:
@@ -71,6 +83,110 @@ class SamplerWorker(QObject):
         except Exception:  # noqa: BLE001 - a failed sample skips one tick, the page stays alive
             return
         self.sampled.emit(sample)
+
+
+class Series:
+    """The plotted fields (``PLOTS``) of every row over the last ``capacity`` samples, in ring
+    buffers of doubles (NaN: unknown or absent). A sample is written in place, and the last k
+    values are one contiguous slice, because each buffer holds its ring twice (slots i and
+    i + capacity). The plots read them without a loop over the samples (``np.frombuffer``)."""
+
+    def __init__(self, capacity: int):
+        self.n = int(capacity)
+        self.count = 0
+        self._i = 0
+        self.t = array("d", [0.0]) * (2 * self.n)
+        self._rows: dict[str, list[array]] = {}
+
+    def add(self, mono_s: float, rows: dict[str, dict]) -> None:
+        i, n = self._i, self.n
+        self.t[i] = self.t[i + n] = mono_s
+        for rid, bufs in self._rows.items():
+            if rid not in rows:              # unplugged: a gap, not the last value repeated
+                for buf in bufs:
+                    buf[i] = buf[i + n] = math.nan
+        for rid, row in rows.items():
+            bufs = self._rows.get(rid)
+            if bufs is None:
+                bufs = self._rows[rid] = [array("d", [math.nan]) * (2 * n) for _ in PLOTS]
+            for buf, (field, _) in zip(bufs, PLOTS):
+                value = row.get(field)
+                buf[i] = buf[i + n] = math.nan if value is None else float(value)
+        self._i = (i + 1) % n
+        self.count = min(self.count + 1, n)
+
+    @property
+    def last_t(self) -> float | None:
+        return self.t[self._i + self.n - 1] if self.count else None
+
+    def window(self, row_id: str, since: float) -> tuple[memoryview, list[memoryview]]:
+        """(times, [values of each PLOTS field]) of ``row_id`` from ``since`` on, oldest first
+        (views into the buffers, valid until the next :meth:`add`)."""
+        end = self._i + self.n
+        start = end - self.count
+        times = memoryview(self.t)[start:end]
+        lo, hi = 0, len(times)               # the times increase: bisect for ``since``
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if times[mid] < since:
+                lo = mid + 1
+            else:
+                hi = mid
+        bufs = self._rows.get(row_id)
+        if bufs is None:
+            return times[lo:lo], [times[lo:lo] for _ in PLOTS]
+        return times[lo:], [memoryview(buf)[start + lo:end] for buf in bufs]
+
+
+_MARKS_CLASS = None
+
+
+def stage_marks_class(pg):
+    """A plot item that draws every stage mark of a plot (a dashed vertical line with the
+    stage's name) in one paint: one item whatever the number of marks, and moving them as time
+    passes is one :meth:`set_marks`, not a call per line and label."""
+    global _MARKS_CLASS
+    if _MARKS_CLASS is None:
+        class StageMarks(pg.GraphicsObject):
+            def __init__(self, pen: QPen, text_colour, labels: bool = True):
+                super().__init__()
+                self.marks: list[tuple[float, str]] = []
+                self._pen = QPen(pen)
+                self._pen.setCosmetic(True)      # one pixel wide whatever the view's scale
+                self._text = text_colour
+                self._labels = labels
+
+            def set_marks(self, marks: list[tuple[float, str]]) -> None:
+                """[(x in view coordinates, stage name)]."""
+                if marks != self.marks:
+                    self.marks = marks
+                    self.update()
+
+            def viewTransformChanged(self) -> None:
+                self.prepareGeometryChange()     # the bounds are the view's
+                super().viewTransformChanged()
+
+            def boundingRect(self) -> QRectF:
+                view = self.viewRect()
+                return QRectF() if view is None else QRectF(view)
+
+            def paint(self, p, *args) -> None:
+                view = self.viewRect()
+                if view is None or not self.marks:
+                    return
+                p.setPen(self._pen)
+                for x, _ in self.marks:
+                    p.drawLine(QPointF(x, view.top()), QPointF(x, view.bottom()))
+                if self._labels:
+                    to_device = p.transform()
+                    p.resetTransform()           # text in pixels, not in data units
+                    p.setPen(self._text)
+                    for x, name in self.marks:
+                        at = to_device.map(QPointF(x, view.bottom()))
+                        p.drawText(QPointF(at.x() + 3, max(at.y(), 0.0) + 12), name)
+
+        _MARKS_CLASS = StageMarks
+    return _MARKS_CLASS
 
 
 class Sparkline(QWidget):
@@ -136,7 +252,6 @@ class MonitorView(QWidget):
     def __init__(self, make_sampler=None, sysroot: str = "/", capacity: int = 3600,
                  parent: QWidget | None = None):
         super().__init__(parent)
-        self._bench_sampler = make_sampler     # benchmarks measure this machine: live unless injected
         if make_sampler is None:
             def make_sampler():
                 from accelgui.probes.context import ProbeContext
@@ -152,8 +267,14 @@ class MonitorView(QWidget):
         self._selected = "cpu"
         self._plots = None
         self._watch: StageWatch | None = None
-        self._recent: collections.deque = collections.deque()     # (mono_s, {id: row}), last WINDOW_S
+        self._series = Series(int(WINDOW_S / MIN_INTERVAL_S) + 1)   # the plots' last WINDOW_S
+        self._last: tuple[dict, list] | None = None     # the last sample and its rows
+        self._drawn_at = -math.inf      # mono_s of the last sample drawn
+        self._drawn = True              # the widgets show the last sample
         self._names: dict[str, str] = {}
+        self._plots_due = QTimer(self)
+        self._plots_due.setSingleShot(True)
+        self._plots_due.timeout.connect(self._update_plots)
         self._build()
         self._thread = QThread(self)
         self._worker = SamplerWorker(make_sampler)
@@ -222,6 +343,11 @@ class MonitorView(QWidget):
             titles = self._plot_titles()
             for field, (plot, _, _) in self._plots.items():
                 plot.setTitle(titles[field])
+        if self._last is not None:           # the CPU row's label
+            self._rows = {}
+            self._drawn = False
+            if self.isVisible():
+                self._draw()
 
     def render(self, state) -> None:
         """The report names the devices (rows are keyed by PCI address)."""
@@ -231,49 +357,54 @@ class MonitorView(QWidget):
             self._names = names
             self._rows = {}                  # relabel on the next sample
 
-
-
     # == sampling ======================================================================
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._ensure_plots()
-        if not self._thread.isRunning():     # started when first shown: a page never opened costs nothing
+        self._apply_sampling()
+        if not self._drawn:                  # samples recorded while hidden (a benchmark's)
+            self._draw()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self._apply_sampling()
+
+    @property
+    def sampling(self) -> bool:
+        """The sampler runs: the page is shown and not paused, or a benchmark runs."""
+        return self._watch is not None or (self.isVisible() and not self.paused)
+
+    def _apply_sampling(self) -> None:
+        """Start, re-time or stop the sampler. While a benchmark runs it samples at the
+        telemetry's interval (or the page's, if shorter), shown or not: one sampler for both."""
+        if not self.sampling:
+            self._stop.emit()
+            return
+        if not self._thread.isRunning():     # started when first needed: a page never opened costs nothing
             app = QCoreApplication.instance()
             if app is not None:
                 app.aboutToQuit.connect(self.shutdown)
             self._thread.start()
-        if not self.paused:
-            self._start.emit(self.interval_s)
-
-    def hideEvent(self, event) -> None:
-        super().hideEvent(event)
-        self._stop.emit()
-
-    @property
-    def sampling(self) -> bool:
-        return self.isVisible() and not self.paused
+        interval = self.interval_s if self._watch is None else min(self.interval_s, self._watch.interval_s)
+        self._start.emit(interval)
 
     def set_paused(self, paused: bool) -> None:
         self.paused = bool(paused)
         if self.pause_button.isChecked() != self.paused:
             self.pause_button.setChecked(self.paused)
-        if self.sampling:
-            self._start.emit(self.interval_s)
-        else:
-            self._stop.emit()
+        self._apply_sampling()
         self.retranslate()
 
     def set_interval(self, seconds: float) -> None:
-        self.interval_s = max(0.5, float(seconds))
-        if self.sampling:
-            self._start.emit(self.interval_s)
+        self.interval_s = max(MIN_INTERVAL_S, float(seconds))
+        self._apply_sampling()
 
     def shutdown(self) -> None:
         if not self._thread.isRunning():
             return
-        self._close.emit()
-        self._thread.quit()
-        self._thread.wait(3000)
+        self._close.emit()              # the worker drops its timer and sampler, then ends its thread
+        if not self._thread.wait(3000):  # a sample that hangs (a stuck driver) does not hold the exit
+            self._thread.quit()
         if self._watch is not None:
             self._watch.finish()
             self._watch = None
@@ -284,14 +415,26 @@ class MonitorView(QWidget):
 
     @Slot(dict)
     def _on_sample(self, sample: dict) -> None:
+        if self._watch is not None:
+            self._watch.add(sample)
         if self.paused:
             return
         self.history.add(sample)
         self.samples_seen += 1
         rows = flat_rows(sample)
-        self._recent.append((sample["mono_s"], {r["id"]: r for r in rows}))
-        while self._recent and self._recent[0][0] < sample["mono_s"] - WINDOW_S:
-            self._recent.popleft()
+        self._series.add(sample["mono_s"], {r["id"]: r for r in rows})
+        self._last = (sample, rows)
+        self._drawn = False
+        # hidden: recorded, not drawn. Sampled faster for a benchmark's telemetry: drawn at
+        # the page's own interval.
+        if self.isVisible() and sample["mono_s"] - self._drawn_at >= 0.75 * self.interval_s:
+            self._draw()
+
+    def _draw(self) -> None:
+        """Show the last sample: the rows, the CPU bars and the plots."""
+        sample, rows = self._last
+        new = sample["mono_s"] != self._drawn_at     # not only redrawn (shown again, relabelled)
+        self._drawn, self._drawn_at = True, sample["mono_s"]
         ids = [r["id"] for r in rows]
         if ids != list(self._rows):
             self._rebuild_rows(rows, sample)
@@ -304,12 +447,12 @@ class MonitorView(QWidget):
                 item = self.table.item(i, col)
                 if item.text() != text:
                     item.setText(text)
-            self._sparks[r["id"]].push(r["util_pct"])
+            if new:
+                self._sparks[r["id"]].push(r["util_pct"])
         self.cpu_bars.set_values(sample["cpu"]["per_cpu_util_pct"])
-        # while a benchmark runs the plots are redrawn every BENCH_PLOT_EVERY samples: painting
-        # them competes with the measurement for the CPU (and stalled the event loop)
-        if self._watch is None or self.samples_seen % BENCH_PLOT_EVERY == 0:
-            self._update_plots()
+        # the plots are painted in a later turn than the rows: two short paints, not one long
+        # one (on a busy machine, during a benchmark, one paint of the whole page took ~40 ms)
+        self._plots_due.start(PLOTS_AFTER_MS)
 
     def _rebuild_rows(self, rows: list[dict], sample: dict) -> None:
         self.table.setRowCount(len(rows))
@@ -353,6 +496,7 @@ class MonitorView(QWidget):
     def _ensure_plots(self) -> None:
         if self._plots is not None:
             return
+        import numpy as np
         import pyqtgraph as pg
 
         widget = pg.GraphicsLayoutWidget()
@@ -374,46 +518,45 @@ class MonitorView(QWidget):
                 plot.getViewBox().setLimits(yMin=-2, yMax=102)
                 plot.setYRange(0, 100, padding=0.02)
                 plot.getViewBox().disableAutoRange()
-            self._plots[field] = (plot, curve, [])
+            marks = stage_marks_class(pg)(pg.mkPen(self.palette().color(QPalette.ColorRole.Text),
+                                                   style=Qt.PenStyle.DashLine),
+                                          self.palette().color(QPalette.ColorRole.Text))
+            plot.addItem(marks, ignoreBounds=True)  # the marks never widen the autorange
+            self._plots[field] = (plot, curve, marks)
         self.plot_box.layout().addWidget(widget)
-        self._pg = pg
+        self._np = np
 
     def _plot_titles(self) -> dict:
         return {"util_pct": self.tr("Utilisation"), "temp_c": self.tr("Temperature"),
                 "power_w": self.tr("Power"), "clock_mhz": self.tr("Clock")}
 
     def _update_plots(self) -> None:
-        if self._plots is None or not self.isVisible():
+        """The selected row's last WINDOW_S on the plots, and the stage marks in that window:
+        numpy views of the ring buffers, one setData per plot."""
+        now = self._series.last_t
+        if self._plots is None or not self.isVisible() or now is None:
             return
-        if not self._recent:
-            return
-        now = self._recent[-1][0]
-        xs = [t - now for t, _ in self._recent]
-        rows = [by_id.get(self._selected, {}) for _, by_id in self._recent]
+        np = self._np
+        times, columns = self._series.window(self._selected, now - WINDOW_S)
+        x = np.frombuffer(times, dtype=float) - now
         with self.history.lock:
-            marks = [dict(m) for m in self.history.marks]
-        shown = tuple((m["name"], m["start_mono_s"]) for m in marks if m["start_mono_s"] >= now - WINDOW_S)
-        for field, (plot, curve, lines) in self._plots.items():
-            pairs = [(x, r.get(field)) for x, r in zip(xs, rows) if r.get(field) is not None]
-            curve.setData([p[0] for p in pairs], [p[1] for p in pairs])
-            if shown or lines:               # stage marks: made once, moved with the time axis
-                if [ln.stage_key for ln in lines] != list(shown):
-                    for line in lines:
-                        plot.removeItem(line)
-                    lines[:] = [self._pg.InfiniteLine(angle=90, label=name, labelOpts={"position": 0.9})
-                                for name, _ in shown]
-                    for line, key in zip(lines, shown):
-                        line.stage_key = key
-                        plot.addItem(line)
-                for line, (_, start) in zip(lines, shown):
-                    line.setValue(start - now)
+            marks = [(m["start_mono_s"] - now, m["name"]) for m in self.history.marks
+                     if m["start_mono_s"] >= now - WINDOW_S]
+        for (field, _), column in zip(PLOTS, columns):
+            plot, curve, stage_marks = self._plots[field]
+            y = np.frombuffer(column, dtype=float)
+            known = np.isfinite(y)
+            curve.setData(x[known], y[known])
+            stage_marks.set_marks(marks)
 
     # == benchmark ties =================================================================
     def bench_started(self) -> None:
-        """A benchmark starts: record clocks, temperature and power during its stages."""
+        """A benchmark starts: record clocks, temperature and power during its stages, from
+        this page's sampler (which runs for the benchmark even while the page is hidden)."""
         if self._watch is not None:
             self._watch.finish()
-        self._watch = StageWatch(self._bench_sampler() if self._bench_sampler else None).start()
+        self._watch = StageWatch().start(sampling=False)
+        self._apply_sampling()
 
     def bench_progress(self, event: dict) -> None:
         stage = str(event.get("stage") or "")
@@ -427,6 +570,7 @@ class MonitorView(QWidget):
         """The stage telemetry of the run that ended (``benchmarks.telemetry``), or None."""
         self.history.end_marks()
         watch, self._watch = self._watch, None
+        self._apply_sampling()               # back to the page's own pace, or stopped if hidden
         return watch.finish() if watch is not None else None
 
     # == export ===========================================================================

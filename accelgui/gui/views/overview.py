@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
@@ -65,13 +66,30 @@ class OverviewView(QWidget):
         self._area, self._inner, self._body = scroll_page(self)
         outer.addWidget(self._area)
         self.state = ViewState()
+        self._drawn = None              # what the page shows was drawn from (see _drawn_from)
 
     def retranslate(self) -> None:
+        self._drawn = None
         self.render(self.state)
+
+    def _drawn_from(self, state: ViewState) -> tuple:
+        """What the page is drawn from: the state without the benchmark figures (the page shows
+        none; the estimates made from them arrive with the advisor) and the palette."""
+        report = state.report
+        facts = None if report is None else tuple(getattr(report, name) for name in report.fields
+                                                  if name != "benchmarks")
+        palette = self.palette()
+        return (facts, state.kb, state.lang, state.done, state.live, state.source, state.busy,
+                state.error, state.advice_error, palette.color(QPalette.ColorRole.Base).name(),
+                palette.color(QPalette.ColorRole.Text).name())
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self, state: ViewState) -> None:
+        drawn = self._drawn_from(state)
         self.state = state
+        if drawn == self._drawn:
+            return      # e.g. a benchmark's figures arrived: rebuilding the page took ~100 ms
+        self._drawn = drawn
         clear_layout(self._body)
         report = state.report
         if report is None:
