@@ -99,3 +99,20 @@ def test_running_as_root_asks_first(qtbot, monkeypatch):
     window.open_route("cpu")
     window.routes.verify_step("cpu.numpy-vectorise")
     assert asked == [1] and "cpu.numpy-vectorise" not in window.routes.verify_results
+
+
+def test_the_reference_page_builds_its_tables_only_when_shown(qtbot, monkeypatch):
+    """The fact document is not read for the first window: a hidden page keeps the state and
+    builds when it is shown (and once per new state, not per language switch while hidden)."""
+    from accelgui import facts_cli
+
+    calls = []
+    real = facts_cli.facts_document
+    monkeypatch.setattr(facts_cli, "facts_document", lambda *a, **k: calls.append(1) or real(*a, **k))
+    window = make_window(qtbot, built_rich_report())
+    window.show_page("overview")
+    window.set_language("zh")
+    window.set_language("en")
+    assert calls == [] and window.reference.picker.count() == 0
+    window.show_page("reference")
+    assert len(calls) == 1 and window.reference.picker.count() > 0

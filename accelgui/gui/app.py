@@ -175,6 +175,7 @@ def run_app(argv: list[str] | None = None) -> int:
     window = MainWindow(options)
     window.show_page(page)
     window.show()
+    app.processEvents()     # the window painted first: probing threads must not hold it back
     QTimer.singleShot(0, window.start)      # probing, then pyqtgraph in the background
     return app.exec()
 

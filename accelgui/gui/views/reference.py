@@ -8,7 +8,7 @@ device or the CPU of the report on screen are highlighted and counted. The same 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
@@ -23,6 +23,7 @@ class ReferenceView(QWidget):
         super().__init__(parent)
         self.state = ViewState()
         self.doc: dict | None = None
+        self._stale = True
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
         self.title = heading("", 6)
@@ -68,9 +69,27 @@ class ReferenceView(QWidget):
         self.render(self.state)
 
     def render(self, state: ViewState) -> None:
+        """Show the tables for ``state``; a page not on screen only keeps the state and builds
+        the tables when it is shown (the fact document is not needed for the first window)."""
+        self.state = state
+        self._stale = not self.isVisible()
+        if not self._stale:
+            self._build()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:         # a turn later: the window renders a page it shows itself
+            QTimer.singleShot(0, self, self._build_if_stale)
+
+    def _build_if_stale(self) -> None:
+        if self._stale and self.isVisible():
+            self._stale = False
+            self._build()
+
+    def _build(self) -> None:
         from accelgui.facts_cli import facts_document
 
-        self.state = state
+        state = self.state
         report = state.report
         report_dict = report.to_dict() if hasattr(report, "to_dict") else (report or {})
         try:
