@@ -74,35 +74,14 @@ def event_loop_stalls(mode: str) -> dict:
     app = create_app([])
     window = MainWindow(AppOptions(lang="en"))
     window.show()
-    interval_ms = 5
-    gaps: list[tuple[float, str, float]] = []      # (ms late, phase, s since the run started)
-    phase = {"name": "probing"}
-    last = [time.perf_counter()]
-    started = time.perf_counter()
-
-    def tick():
-        now = time.perf_counter()
-        gaps.append(((now - last[0]) * 1000.0 - interval_ms, phase["name"], now - started))
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(interval_ms)
-    timer.timeout.connect(tick)
-    timer.start()
+    clock = StallClock("probing")
+    clock.timer.start()
     window.start()
-    deadline = time.monotonic() + 60
-    while (window.live_report is None or not window.idle) and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.001)
-    if window.live_report is None:
-        raise SystemExit(f"probing did not finish: {window.probe_error}")
-    for _ in range(30):         # the last results painted: the app is idle
-        app.processEvents()
-        time.sleep(0.01)
+    wait_until_idle(app, window, settle=30)
     done = {}
 
     def finished(result):
-        phase["name"] = "results"
+        clock.phase = "results"
         done["ok"] = True
         QTimer.singleShot(1500, app.quit)   # time for rendering the plots and re-advising
 
@@ -111,7 +90,7 @@ def event_loop_stalls(mode: str) -> dict:
         QTimer.singleShot(200, app.quit)
 
     def progress(event):
-        phase["name"] = f"benchmark:{event.get('stage')}"
+        clock.phase = f"benchmark:{event.get('stage')}"
 
     window.bench.finished.connect(finished)
     window.bench.failed.connect(failed)
@@ -120,18 +99,55 @@ def event_loop_stalls(mode: str) -> dict:
         from accelgui.probes.kernels.client import benchmark_command
 
         window.benchmark_command = lambda _m: benchmark_command(mode)
-    phase["name"] = "benchmark:start"
-    gaps.clear()
     # started from the event loop, as a click would: its own cost is part of the first gap
     QTimer.singleShot(0, lambda: window.run_benchmark("full"))
-    started = last[0] = time.perf_counter()
+    clock.restart("benchmark:start")
     app.exec()
-    elapsed = time.perf_counter() - started
-    timer.stop()
+    elapsed = time.perf_counter() - clock.started
+    clock.timer.stop()
     window.close()
     QApplication.processEvents()
-    return dict({"mode": mode, "benchmark_s": round(elapsed, 1)}, **stall_summary(gaps),
+    return dict({"mode": mode, "benchmark_s": round(elapsed, 1)}, **stall_summary(clock.gaps),
                 result="ok" if done.get("ok") else done.get("error", "no result"))
+
+
+class StallClock:
+    """A QTimer every ``interval_ms`` recording each tick as (ms late, the phase then, seconds
+    since ``restart``): the gaps of the event loop (also used by bench_monitor)."""
+
+    def __init__(self, phase: str, interval_ms: int = 5):
+        from PySide6.QtCore import QTimer
+
+        self.phase, self.interval_ms = phase, interval_ms
+        self.gaps: list[tuple[float, str, float]] = []
+        self.started = self.last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(((now - self.last) * 1000.0 - self.interval_ms, self.phase, now - self.started))
+        self.last = now
+
+    def restart(self, phase: str) -> None:
+        self.phase = phase
+        self.gaps.clear()
+        self.started = self.last = time.perf_counter()
+
+
+def wait_until_idle(app, window, settle: int = 30, timeout_s: float = 60.0) -> None:
+    """Run the event loop until the window has probed this machine and is idle (plots made),
+    then ``settle`` turns of 10 ms more (also used by bench_monitor)."""
+    deadline = time.monotonic() + timeout_s
+    while (window.live_report is None or not window.idle) and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.001)
+    if window.live_report is None:
+        raise SystemExit(f"probing did not finish: {window.probe_error}")
+    for _ in range(settle):
+        app.processEvents()
+        time.sleep(0.01)
 
 
 def stall_summary(gaps: list[tuple[float, str, float]], top: int = 5) -> dict:

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from bench_gui import stall_summary  # noqa: E402
+from bench_gui import StallClock, stall_summary, wait_until_idle  # noqa: E402
 from monitor_support import gpu, monitor_nvml  # noqa: E402
 
 from accelgui.probes.context import ProbeContext  # noqa: E402
@@ -122,40 +122,26 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
     window = MainWindow(AppOptions(lang="en", monitor_sampler=eight_gpu_sampler))
     window.show()
     window.start()
-    deadline = time.monotonic() + 60
-    while (window.live_report is None or not window.idle) and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.001)
+    wait_until_idle(app, window, settle=0)
     window.show_page("monitor" if monitor_open else "overview")
-    for _ in range(50):
-        app.processEvents()
-        time.sleep(0.01)
-    interval_ms, gaps, last = 5, [], [time.perf_counter()]
-    phase = {"name": "benchmark:start"}
-
-    def tick():
-        now = time.perf_counter()
-        gaps.append(((now - last[0]) * 1000.0 - interval_ms, phase["name"], now - started))
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(interval_ms)
-    timer.timeout.connect(tick)
+    wait_until_idle(app, window, settle=50)
+    clock = StallClock("benchmark:start")
     done = {}
-    window.bench.finished.connect(lambda _r: (phase.update(name="results"), done.setdefault("ok", True),
+    window.bench.finished.connect(lambda _r: (setattr(clock, "phase", "results"), done.setdefault("ok", True),
                                               QTimer.singleShot(1500, app.quit)))
     window.bench.failed.connect(lambda m: (done.setdefault("error", m), QTimer.singleShot(200, app.quit)))
-    window.bench.progress.connect(lambda e: phase.update(name=f"benchmark:{e.get('stage')}"))
+    window.bench.progress.connect(lambda e: setattr(clock, "phase", f"benchmark:{e.get('stage')}"))
     window.benchmark_command = lambda _m: benchmark_command(mode)
     page = "monitor" if monitor_open else "overview"
     # started from the event loop, as a click would; starting a run shows the Benchmarks
     # page, so the page under test is shown again by a second click, a quarter second later
     QTimer.singleShot(0, lambda: (window.run_benchmark("full"),
                                   QTimer.singleShot(250, lambda: window.show_page(page))))
-    started = last[0] = time.perf_counter()
-    timer.start()
+    clock.restart("benchmark:start")
+    clock.timer.start()
     app.exec()
-    timer.stop()
+    clock.timer.stop()
+    gaps, started = clock.gaps, clock.started
     samples = window.monitor.samples_seen
     telemetry = (window.live_report.benchmarks or {}).get("telemetry") if window.live_report else None
     window.close()

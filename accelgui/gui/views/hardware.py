@@ -9,7 +9,6 @@ structure: a match shows under its page and group, a matching group shows all it
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
@@ -621,4 +620,4 @@ class HardwareView(QWidget):
             from accelgui.redact import redact
 
             report = redact(report)
-        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
+        return report.to_json()         # the layout of `accelgui --probe` and the JSON export
