@@ -11,12 +11,13 @@ Route status, from the route's requirements (README "How the advisor decides"; R
 
 Unknown (a rule that evaluates to None: a figure the probes could not read, such as the
 compute capability of a GPU missing from every table, or a CPU architecture in a tree without
-/proc/cpuinfo) is neither met nor unmet. A *required* one that is unknown gives "partial",
-never "ready" (that would send a learner on evidence we lack) and never "remote" or
-"unavailable" (those claim the hardware is missing); the reason says what is unknown. A
-*recommended* one that is unknown (the Python packages of a recorded tree, a benchmark not
-run) does not lower a verdict: the reasons name it, and "partial" is kept for something known
-to be missing.
+/proc/cpuinfo) is neither met nor unmet, and never makes a route "remote" or "unavailable"
+(those claim the hardware is missing). *Not confirmed* is a qualifier, not a status (README,
+docs/report-contract.md): the status is what is known, and ``qualifier`` names each required
+fact that is unknown; the reasons say what is unknown (without a "get one" fix when the device
+is here and works). A *recommended* one that is unknown (the Python packages of a recorded
+tree, a benchmark not run) does not lower a verdict: the reasons name it, and "partial" is kept
+for something known to be missing.
 
 Next steps per route (at most ``MAX_STEPS``): steps not done; a step comes after its
 prerequisites (an undone prerequisite from another route is listed just before the step that
@@ -169,6 +170,8 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
             note = _m("unknown_required" if req.get("level") == "required"
                       else "unknown_recommended", lang)
             text = _m("with_note", lang, text=text, note=note)
+            if rules.unknown_usable_devices(facts):
+                return text     # the device is here and works: "get one" would be wrong
         fix = _fix(req, results, lang)
         return _m("with_fix", lang, text=text, fix=fix) if fix else text
 

@@ -353,3 +353,11 @@ def test_a_set_up_step_runs_where_its_device_still_needs_setup():
     assert advisor._runs_locally(step, results)
     step.pop("sets_up")
     assert not advisor._runs_locally(step, results)
+
+
+def test_a_working_gpu_with_an_unknown_figure_is_not_told_to_rent_one():
+    """WSL2's NVIDIA GPU works but its compute capability is unknown: the GPU route is ready,
+    not confirmed on that fact; its reason says so without the 'rent a GPU instance' fix."""
+    gpu = _route(_tree("acc-wsl2-nvidia"), "gpu")
+    assert gpu.status == "ready" and gpu.qualifier and "compute capability" in gpu.qualifier
+    assert "unknown" in gpu.reasons[0] and "Rent" not in gpu.reasons[0], gpu.reasons[0]
