@@ -723,3 +723,24 @@ def test_pdf_text_uses_the_page_width_and_stays_short(tmp_path):
     text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True).stdout
     widest = max(len(line.rstrip()) for line in text.splitlines())
     assert widest > 110, widest            # a 9 pt A4 line holds ~120 characters of layout text
+
+
+def test_reports_say_where_to_start_and_speak_the_readers_language():
+    """Text, Markdown and HTML open the advice with the advisor's first steps for this machine
+    (a Coral owner: the device check first), and a Chinese rendering of an English report shows
+    the route titles and reasons in Chinese (the knowledge base's titles, reasons_msg)."""
+    from accelgui.cli import advise
+    from accelgui.probes.context import ProbeContext
+    from accelgui.runner import run_probes
+
+    tree = Path(__file__).parent / "fixtures" / "machines" / "acc-coral-pcie"
+    report = advise(run_probes(ProbeContext(root=str(tree)), timeout_s=10))
+    text = render(report, "text")
+    start = text.split("Start here:\n", 1)[1].splitlines()
+    assert start[0].startswith("  1. Find your edge accelerator") and "(Edge AI" in start[0]
+    assert "## Start here" in render(report, "markdown")
+    assert "Start here" in render(report, "html")
+    zh = render(report, "text", lang="zh")
+    assert "\u4ece\u8fd9\u91cc\u5f00\u59cb" in zh                 # "start here"
+    assert "\u8fb9\u7f18 AI" in zh                                  # the edge route's Chinese title
+    assert "CPU acceleration: SIMD" not in zh

@@ -20,7 +20,7 @@ from accelgui.export.labels import LANGS, html_lang, label, tr, word
 from accelgui.export.numbers import (created_epoch, fmt_bytes, fmt_change, fmt_gbps, fmt_gflops,
                                      fmt_num, fmt_value, or_unknown)
 from accelgui.export.route_text import (blocking_texts, first_reason_text, first_step_text,
-                                        route_title, step_text, step_title)
+                                        route_title, start_here, step_text, step_title)
 from accelgui.export.sanitize import clean, esc_html, esc_md
 from accelgui.export.table import Table
 
@@ -29,7 +29,7 @@ __all__ = ["KEY_FEATURES", "LANGS", "Table", "blocking_texts", "cache_text", "cl
            "device_memory", "dmi_text", "esc_html", "esc_md", "fmt_bytes", "fmt_gbps",
            "fmt_gflops", "fmt_num", "fmt_value", "html_lang", "key_features", "label",
            "first_reason_text", "fmt_change", "first_step_text", "hostname_text", "is_redacted",
-           "or_unknown", "route_title", "step_text", "step_title", "tr", "word"]
+           "or_unknown", "route_title", "start_here", "step_text", "step_title", "tr", "word"]
 
 _LATER = {"build_sections": "sections", "probe_counts": "sections", "estimate_tables": "estimates",
           "estimate_sections": "estimates",

@@ -132,6 +132,11 @@ def render(report, lang: str = "en") -> str:
             if step:
                 out.append(f"  {'':<{w1}}  {'':<{w2}}  \u2192 {_cut(step, 110)}")
 
+    first = C.start_here(report, lang)
+    if first:
+        out.append(head("start_here"))
+        out.extend(f"  {i}. {_cut(step, 80)} ({route})" for i, (step, route) in enumerate(first, 1))
+
     # estimates
     if isinstance(report.estimates, dict) and report.estimates:
         out.append(head("estimates"))
