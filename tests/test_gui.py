@@ -852,24 +852,28 @@ def test_a_recorded_tree_is_labelled_and_never_benchmarked(qtbot):
 
 def test_overview_is_not_rebuilt_for_what_it_does_not_show(qtbot):
     """Benchmark figures alone (the page shows none; their estimates come with the advisor)
-    leave the overview's widgets as they are; new estimates or a language switch rebuild it."""
+    leave the overview's widgets as they are; new estimates rebuild the estimates section and
+    nothing above it; a language switch rebuilds every section."""
     report = rich_report()
     window = make_window(qtbot, report)
     overview = show(window, "overview")
 
-    def first():
-        return overview._body.itemAt(0).widget()
+    def widgets():
+        return {name: (layout.itemAt(0).widget() if layout.count() else None)
+                for name, (_box, layout, _key) in overview._sections.items()}
 
-    before = first()
+    before = widgets()
+    assert before["header"] is not None and before["machine"] is not None
     window.live_report = report.replace(benchmarks={"mode": "quick"})
     window.refresh()
-    assert first() is before
+    assert widgets() == before
     window.live_report = window.live_report.replace(estimates={"summary": ["x"]})
     window.refresh()
-    assert first() is not before
-    before = first()
+    after = widgets()
+    assert after["estimates"] is not before["estimates"]
+    assert all(after[n] is before[n] for n in ("header", "machine", "accelerators", "verdict"))
     window.set_language("zh_CN")
-    assert first() is not before
+    assert all(widgets()[n] is not after[n] for n in ("header", "machine", "estimates"))
     window.set_language("en")
 
 
