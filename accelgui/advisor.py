@@ -31,7 +31,6 @@ and the order above applies within each group.
 
 from __future__ import annotations
 
-
 from accelgui import l10n, rules
 # estimates live in accelgui.estimates; re-exported for the readers that import them from here
 from accelgui.estimates import (
@@ -42,7 +41,7 @@ from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
 __all__ = ["assess", "GOALS", "goal_label", "check_goal", "route_goals", "VERDICTS",
-           "overall_next_steps", "requirement_results", "MAX_STEPS",
+           "overall_next_steps", "assessed_goal", "requirement_results", "MAX_STEPS",
            "estimates", "source_kind", "ESTIMATE_TEXTS", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
            "FORMULAS", "FINETUNE_METHODS"]
@@ -398,8 +397,7 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     remote = {r.get("step") for a in assessments for r in getattr(a, "remote_steps", None) or []
               if isinstance(r, dict)}
     dependants = _dependant_counts(kb)
-    goal_rank = _goal_ranks(kb.steps, goal if goal is not None else
-                            next((a.goal for a in assessments if getattr(a, "goal", None)), None))
+    goal_rank = _goal_ranks(kb.steps, goal if goal is not None else assessed_goal(assessments))
     # a step inherits the best tier of anything that needs it, so prerequisites are not
     # pushed behind the steps they unlock
     candidates = set(tier_of)
@@ -432,6 +430,11 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     return out
 
 
+def assessed_goal(assessments) -> str | None:
+    """The goal the route assessments were made for (None: no particular goal)."""
+    return next((a.goal for a in assessments or () if getattr(a, "goal", None)), None)
+
+
 def _hands_on_steps(assessments: list, kb, steps) -> set:
     """The steps that work on this machine's own accelerator: they need a device requirement
     of a route that uses this machine's hardware, and none of what they need is missing here
@@ -439,12 +442,13 @@ def _hands_on_steps(assessments: list, kb, steps) -> set:
     they come before the steps any computer can do, so a Coral or Hailo owner starts with the
     device."""
     routes = {a.id: a for a in assessments if getattr(a, "uses_device", False)}
+    device_reqs = {rid: _device_requirements(kb, rid) for rid in routes}
     out = set()
     for s in steps:
         step = kb.steps.get(s) or {}
         a = routes.get(step.get("route"))
         needs = set(step.get("needs") or ())
-        if a is None or not needs & _device_requirements(kb, a.id):
+        if a is None or not needs & device_reqs[a.id]:
             continue
         missing = {b.get("requirement") for b in a.blocking or () if isinstance(b, dict)
                    and b.get("state") in ("unmet", "unknown")}

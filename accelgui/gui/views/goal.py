@@ -8,12 +8,12 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from accelgui.advisor import GOALS, goal_label
+from accelgui.advisor import assessed_goal as _assessed
 
 
 def assessed_goal(report) -> str | None:
     """The goal the report's routes were assessed for (None: no particular goal)."""
-    routes = report.routes if report is not None else ()
-    return next((r.goal for r in routes if getattr(r, "goal", None)), None)
+    return _assessed(report.routes if report is not None else ())
 
 
 class GoalPicker(QComboBox):
