@@ -66,39 +66,35 @@ class OverviewView(QWidget):
         self._area, self._inner, self._body = scroll_page(self)
         outer.addWidget(self._area)
         self.state = ViewState()
-        self._drawn = None              # what the page shows was drawn from (see _drawn_from)
+        self._waiting = None            # what the page without a report was drawn from
         self._sections: dict = {}       # name -> [box, its layout, what it was drawn from]
 
     def retranslate(self) -> None:
-        self._drawn = None
+        self._waiting = None
         for entry in self._sections.values():
             entry[2] = None
         self.render(self.state)
 
-    def _drawn_from(self, state: ViewState) -> tuple:
-        """What the page is drawn from: the state without the benchmark figures (the page shows
-        none; the estimates made from them arrive with the advisor) and the palette."""
-        report = state.report
-        facts = None if report is None else tuple(getattr(report, name) for name in report.fields
-                                                  if name != "benchmarks")
+    def _common_key(self, state: ViewState) -> tuple:
         palette = self.palette()
-        return (facts, state.kb, state.lang, state.done, state.live, state.source, state.busy,
-                state.error, state.advice_error, palette.color(QPalette.ColorRole.Base).name(),
+        return (state.lang, palette.color(QPalette.ColorRole.Base).name(),
                 palette.color(QPalette.ColorRole.Text).name())
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self, state: ViewState) -> None:
-        drawn = self._drawn_from(state)
+        """Build what changed: each section keeps what it was drawn from (:meth:`_section_keys`),
+        so benchmark figures alone (the page shows none) rebuild nothing."""
         self.state = state
-        if drawn == self._drawn:
-            return      # e.g. a benchmark's figures arrived: rebuilding the page took ~100 ms
-        self._drawn = drawn
         report = state.report
         if report is None:
-            clear_layout(self._body)
-            self._sections = {}
-            self._render_waiting(state)
+            waiting = (state.error, self._common_key(state))
+            if waiting != self._waiting:
+                clear_layout(self._body)
+                self._sections = {}
+                self._render_waiting(state)
+                self._waiting = waiting
             return
+        self._waiting = None
         if not self._sections:          # the first report (or the one after the waiting page)
             clear_layout(self._body)
             for name in SECTIONS:
@@ -128,9 +124,7 @@ class OverviewView(QWidget):
     def _section_keys(self, state: ViewState) -> dict:
         """What each section is drawn from (its render function reads nothing else)."""
         r = state.report
-        palette = self.palette()
-        common = (state.lang, palette.color(QPalette.ColorRole.Base).name(),
-                  palette.color(QPalette.ColorRole.Text).name())
+        common = self._common_key(state)
         return {
             "header": (r.created, r.sysroot, r.platform, r.accelgui_version, state.live,
                        state.source, common),
