@@ -119,7 +119,12 @@ def render(report, lang: str = "en") -> str:
         out.append(head("benchmarks"))
         out.extend(EB.text_lines(report, lang))   # headline figures and notices
 
-    # routes: a compact table (route, verdict, first reason), the first step under each
+    # where to start (as the other formats: before the routes), then the routes: a compact
+    # table (route, verdict, first reason), the first step under each
+    first = C.start_here(report, lang)
+    if first:
+        out.append(head("start_here"))
+        out.extend(f"  {i}. {_cut(step, 80)} ({route})" for i, (step, route) in enumerate(first, 1))
     if report.routes:
         out.append(head("routes"))
         rows = [(_cut(C.route_title(r, lang), 40), C.word(r.status, lang), C.first_reason_text(r, lang),
@@ -131,11 +136,6 @@ def render(report, lang: str = "en") -> str:
             out.append(f"  {title:<{w1}}  {verdict:<{w2}}  {_cut(reason, 110)}")
             if step:
                 out.append(f"  {'':<{w1}}  {'':<{w2}}  \u2192 {_cut(step, 110)}")
-
-    first = C.start_here(report, lang)
-    if first:
-        out.append(head("start_here"))
-        out.extend(f"  {i}. {_cut(step, 80)} ({route})" for i, (step, route) in enumerate(first, 1))
 
     # estimates
     if isinstance(report.estimates, dict) and report.estimates:
