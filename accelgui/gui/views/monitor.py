@@ -16,6 +16,7 @@ samples but draws nothing.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import math
 import time
@@ -125,13 +126,7 @@ class Series:
         end = self._i + self.n
         start = end - self.count
         times = memoryview(self.t)[start:end]
-        lo, hi = 0, len(times)               # the times increase: bisect for ``since``
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if times[mid] < since:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = bisect.bisect_left(times, since)    # the times increase
         bufs = self._rows.get(row_id)
         if bufs is None:
             return times[lo:lo], [times[lo:lo] for _ in PLOTS]
