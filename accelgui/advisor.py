@@ -40,7 +40,8 @@ from accelgui.knowledge import GOALS, support
 from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
 
-__all__ = ["assess", "GOALS", "goal_label", "check_goal", "route_goals", "VERDICTS",
+__all__ = ["assess", "GOALS", "goal_label", "goal_note", "check_goal", "route_goals", "VERDICTS",
+           "blocked_module", "secure_boot_fix",
            "overall_next_steps", "assessed_goal", "requirement_results", "MAX_STEPS",
            "estimates", "source_kind", "ESTIMATE_TEXTS", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
@@ -101,8 +102,23 @@ def _state(req: dict, results: dict) -> str:
     if value is True:
         return "setup" if rules.unusable_devices(facts) else "met"
     if value is None:
-        return "unknown"
+        return "missing" if _unknown_on_unusable(facts) else "unknown"
     return "setup" if any(getattr(f, "setup", False) for f in facts) else "missing"
+
+
+def _unknown_on_unusable(facts) -> bool:
+    """Every unknown fact of the rule is about a device that is not usable (no driver, the
+    wrong driver, no runtime): a driverless device never raises a verdict, so a figure that
+    cannot be read on it (a GPU missing from every table, on nouveau) counts as not met."""
+    unknown = [f for f in facts if getattr(f, "tag", "") == "unknown"]
+    if not unknown:
+        return False
+    for f in unknown:
+        devices = (getattr(f, "meta", None) or {}).get("devices") or []
+        if not devices or any((d.get("readiness") or "unknown") in ("ready", "unknown")
+                               for d in devices):
+            return False
+    return True
 
 
 def _status(reqs: list, results: dict) -> str:
@@ -165,6 +181,9 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
         state = _state(req, results)
         if state == "met":
             return text
+        how = _fallback_note(req, lang) if state == "missing" else None
+        if how:
+            text = _m("with_note", lang, text=text, note=how)
         if value is None:
             note = _m("unknown_required" if req.get("level") == "required"
                       else "unknown_recommended", lang)
@@ -191,6 +210,24 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
         if text and text not in out:
             out.append(text)
     return out
+
+
+def _fallback_note(req: dict, lang: str) -> str | None:
+    """How a route is followed when this requirement's hardware is not here ("followed here by
+    simulation, not on the hardware"): support.json fallback_notes."""
+    return _note(f"fallback.{req.get('fallback', 'none')}", lang)
+
+
+def _note(note_id: str, lang: str, **params) -> str | None:
+    """One text of support.json advisor_notes, in ``lang``, with ``{param}`` fields filled."""
+    for row in support.rows("advisor_notes"):
+        if row.get("id") == note_id:
+            text = _tr(row.get("text"), lang) or ""
+            try:
+                return text.format(**params) if params else text or None
+            except (KeyError, IndexError, ValueError):
+                return text or None
+    return None
 
 
 def _unconfirmed(reqs: list, results: dict, lang: str) -> list[str]:
@@ -266,16 +303,27 @@ def _needs_other_hardware(step: dict, results: dict) -> bool:
 
 def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
     """For each group of ``prerequisites_any`` not yet satisfied, the step to take: the first
-    one this machine can do locally, else the first (a TPU or Gaudi owner goes through their
-    own accelerator's step, not a GPU one)."""
+    one that works on this machine's own accelerator, else the first this machine can do
+    locally, else the first (a TPU or Gaudi owner goes through their own accelerator's step,
+    not a GPU one or a CPU one)."""
     out = []
     for group in step.get("prerequisites_any") or []:
         members = [m for m in group if m in kb.steps]
         if not members or any(m in scheduled for m in members):
             continue
         local = [m for m in members if _route_local(kb.steps[m], kb, results)]
-        out.append((local or members)[0])
+        own = [m for m in members if _runs_locally(kb.steps[m], results)
+               and _on_own_device(kb.steps[m], kb, results)]
+        out.append((own or local or members)[0])
     return out
+
+
+def _on_own_device(step: dict, kb, results: dict) -> bool:
+    """The step works on this machine's own accelerator: one of its needs is a device
+    requirement met here (usable now or to set up)."""
+    device_reqs = _device_requirements(kb, step.get("route"))
+    return any(n in device_reqs and n in results and _state(results[n][2], results) in ("met", "setup")
+               for n in step.get("needs") or ())
 
 
 def _route_local(step: dict, kb, results: dict) -> bool:
@@ -294,7 +342,9 @@ def _goal_ranks(kb_steps: dict, goal: str | None) -> dict:
     ranks = {sid: 0 for sid, s in kb_steps.items() if goal in (s.get("goals") or ())}
     stack = list(ranks)
     while stack:
-        for p in kb_steps[stack.pop()].get("prerequisites") or []:
+        step = kb_steps[stack.pop()]
+        for p in (step.get("prerequisites") or []) + \
+                [m for g in step.get("prerequisites_any") or [] for m in g]:
             if p in kb_steps and p not in ranks:
                 ranks[p] = 1
                 stack.append(p)
@@ -374,14 +424,14 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     tier_of: dict = {}
     pos_of: dict = {}
     for r_index, a in enumerate(assessments):
-        tier = _route_tier(a, goal if goal is not None else getattr(a, "goal", None))
+        tier = _route_tier(a, goal if goal is not None else getattr(a, "goal", None), kb)
         for i, sid in enumerate(a.next_steps):
             if sid not in tier_of or (tier, r_index, i) < (tier_of[sid], *pos_of[sid]):
                 tier_of[sid] = tier
                 pos_of[sid] = (r_index, i)
     if not tier_of:
         return []
-    route_tier = {a.id: _route_tier(a, goal if goal is not None else getattr(a, "goal", None))
+    route_tier = {a.id: _route_tier(a, goal if goal is not None else getattr(a, "goal", None), kb)
                   for a in assessments}
     if kb is None or not getattr(kb, "steps", None):
         out: list[str] = []
@@ -403,11 +453,21 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     candidates = set(tier_of)
     prereq = {s: [p for p in (kb.steps.get(s) or {}).get("prerequisites") or [] if p in candidates]
               for s in candidates}
+    # prerequisites_any: the member its own route listed before it (the alternative chosen for
+    # this machine) comes first; a group its route listed nothing for is satisfied already
+    lists = {a.id: list(a.next_steps) for a in assessments}
+    any_of: dict = {}
+    for s in candidates:
+        own = lists.get((kb.steps.get(s) or {}).get("route")) or []
+        before = own[:own.index(s)] if s in own else []
+        any_of[s] = [g for g in ([m for m in group if m in before and m in candidates]
+                                 for group in (kb.steps.get(s) or {}).get("prerequisites_any") or [])
+                     if g]
     changed = True
     while changed:
         changed = False
         for s in candidates:
-            for p in prereq[s]:
+            for p in prereq[s] + [m for g in any_of[s] for m in g]:
                 if tier_of[p] > tier_of[s]:
                     tier_of[p] = tier_of[s]
                     changed = True
@@ -423,7 +483,8 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     out = []
     pending = set(candidates)
     while pending and len(out) < n:
-        ready = [s for s in pending if all(p not in pending for p in prereq[s])]
+        ready = [s for s in pending if all(p not in pending for p in prereq[s])
+                 and all(any(m not in pending for m in g) for g in any_of[s])]
         best = min(ready or pending, key=key)
         out.append(best)
         pending.discard(best)
@@ -489,7 +550,18 @@ def _dependant_counts(kb) -> dict:
 
 # --------------------------------------------------------------------------- assess
 
-def _route_tier(a, goal: str | None) -> tuple:
+def _software_only_setup(a, kb) -> bool:
+    """What the route needs set up is software only (a pip install, a toolkit): none of its
+    "setup" blocking items is a device requirement (knowledge base needed to tell)."""
+    if kb is None or not getattr(kb, "routes", None):
+        return False
+    device_reqs = _device_requirements(kb, a.id)
+    setup = [b.get("requirement") for b in getattr(a, "blocking", None) or ()
+             if isinstance(b, dict) and b.get("state") == "setup"]
+    return bool(setup) and not any(r in device_reqs for r in setup)
+
+
+def _route_tier(a, goal: str | None, kb=None) -> tuple:
     """Where a route's steps stand in the overall list: routes that use this machine's own
     accelerators first, then the CPU fundamentals, then the rest by verdict; a route that is
     "ready" only because the machine runs Linux (hardware design: ASIC, FPGA without a board)
@@ -498,14 +570,20 @@ def _route_tier(a, goal: str | None) -> tuple:
     in_goal = bool(goal) and goal in goals.get(a.id, ())
     uses = bool(getattr(a, "uses_device", False))
     design_only = a.id in _design_only() and not uses
-    if uses and a.status in ("ready", "partial"):
-        base = 0 if a.status == "ready" else 1
-    elif "basics" in goals.get(a.id, ()) and a.status == "ready":
+    # "needs setup" without this machine's own hardware: only software to install (a pip
+    # install, a toolkit): doable here, ranked with the routes that are ready
+    status = "ready" if a.status == "partial" and (not uses or _software_only_setup(a, kb)) \
+        else a.status
+    if uses and a.status in ("ready", "partial", "remote"):
+        # "remote" with this machine's own accelerator in use: the route's other hardware
+        # (a training part next to an inference-only one) is rented, its device steps are here
+        base = {"ready": 0, "partial": 1}.get(status, 2)
+    elif "basics" in goals.get(a.id, ()) and status == "ready":
         base = 2
     elif design_only:
         base = 9
     else:
-        base = 3 + STATUS_RANK.get(a.status, 4)
+        base = 3 + STATUS_RANK.get(status, 4)
     return (0 if in_goal or not goal else 1, base)
 
 
@@ -574,7 +652,63 @@ def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = No
         return _assess(rules.as_dict(report), kb, done, lang, goal)
 
 
+def _module_key(name: str) -> str:
+    return str(name or "").replace("-", "_").lower()
+
+
+def blocked_module(dev: dict, platform: dict | None) -> dict | None:
+    """The out-of-tree module on disk that would drive ``dev`` but is not loaded on a machine
+    with Secure Boot on (``platform.secure_boot``, ``platform.out_of_tree_modules``): the
+    kernel refuses a DKMS module signed by a key that was never enrolled. None otherwise."""
+    platform = platform or {}
+    if platform.get("secure_boot") is not True or dev.get("driver") or \
+            (dev.get("readiness") or "unknown") != "driver-missing":
+        return None
+    from accelgui.probes import families     # the device family's drivers (probes/data)
+    fam = families.family(dev.get("family") or (dev.get("details") or {}).get("family")) or {}
+    expected = {_module_key(d) for d in (fam.get("drivers") or {})}
+    for mod in platform.get("out_of_tree_modules") or []:
+        if isinstance(mod, dict) and _module_key(mod.get("name")) in expected:
+            return mod
+    return None
+
+
+def secure_boot_fix(module: dict) -> dict:
+    """The fix, in both languages, for a driver module that Secure Boot keeps from loading:
+    enrol the DKMS key as a Machine Owner Key (support.json secure_boot)."""
+    path = str(module.get("path") or "")
+    where = path.rsplit("/", 1)[0] if "/" in path else path or "/lib/modules"
+    return {lang: support.text("secure_boot", "fix", lang, module=module.get("name") or "?",
+                               where=where) for lang in ("en", "zh")}
+
+
+def _with_secure_boot_fixes(rd: dict) -> dict:
+    """The report as the advisor reads it: a device whose driver module is on disk but kept
+    out by Secure Boot gets the enrolment fix instead of "install the driver"."""
+    platform = rd.get("platform") or {}
+    if platform.get("secure_boot") is not True or not platform.get("out_of_tree_modules"):
+        return rd
+    devices = []
+    for dev in rd.get("devices") or []:
+        mod = blocked_module(dev, platform) if isinstance(dev, dict) else None
+        if mod:
+            fix = secure_boot_fix(mod)
+            dev = dict(dev, fix=fix["en"], fix_msg=fix, fix_zh=None)
+        devices.append(dev)
+    return dict(rd, devices=devices)
+
+
+def goal_note(goal: str | None, lang: str = "en") -> str | None:
+    """The line that says a goal ranks the steps ("Steps ranked for the goal: Serve or run
+    LLMs (serve-llm); `--goal none` forgets it."), None without a goal: a saved goal is never
+    in effect silently."""
+    if not goal:
+        return None
+    return _note("goal", lang, goal=goal_label(goal, lang), goal_id=goal)
+
+
 def _assess(rd: dict, kb, done: frozenset, lang: str, goal: str | None) -> list[RouteAssessment]:
+    rd = _with_secure_boot_fixes(rd)
     results = requirement_results(rd, kb, lang)
     zh = requirement_results(rd, kb, "zh") if lang == "en" else results
     out = []

@@ -122,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="context length for the LLM estimates (default 4096)")
     opt.add_argument("--goal", metavar="GOAL", default=None,
                      help="what you want to learn for: train, serve-llm, edge, hardware-design, hpc, "
-                          "basics (re-ranks routes and steps; remembered with your progress; "
-                          "'none' forgets it)")
+                          "basics (re-ranks routes and steps; saved with your progress, so later "
+                          "runs use it and say so; 'none' clears it, with any command)")
     opt.add_argument("--allow-root", action="store_true",
                      help="let --verify run step checks as root")
     opt.add_argument("--verify-python", metavar="PATH",
@@ -197,36 +197,68 @@ def make_report(args, on_progress=None):
 
         report = report.replace(benchmarks=run_benchmarks(args.bench, on_progress=on_progress))
     if not getattr(args, "no_advice", False):
-        report = advise(report, args.knowledge, lang=_lang(args), goal=_goal(args),
-                        context=getattr(args, "context", None))
+        goal, source = goal_and_source(args)
+        report = advise(report, args.knowledge, lang=_lang(args), goal=goal,
+                        context=getattr(args, "context", None), goal_source=source)
     return report
 
 
 def _goal(args) -> str | None:
     """The goal of --goal (remembered), else the one remembered with the progress."""
-    from accelgui import advisor
-    from accelgui.progress import load_goal, set_goal
+    return goal_and_source(args)[0]
 
-    goal = getattr(args, "goal", None)
-    if goal is None:            # a hand-edited progress file may hold an id the advisor lacks
-        try:
-            return advisor.check_goal(load_goal())
-        except ValueError as exc:
-            sys.stderr.write(f"accelgui: warning: ignoring the saved goal: {exc}\n")
-            return None
-    goal = None if goal.lower() == "none" else goal
+
+def goal_and_source(args) -> tuple[str | None, str | None]:
+    """(goal, where it came from): ``--goal`` ("option"; applied by :func:`apply_goal_option`),
+    else the one saved with the progress ("saved"), else (None, None)."""
+    from accelgui import advisor
+    from accelgui.progress import load_goal
+
+    if getattr(args, "goal", None) is not None:
+        goal = apply_goal_option(args)
+        return goal, ("option" if goal else None)
+    try:                        # a hand-edited progress file may hold an id the advisor lacks
+        goal = advisor.check_goal(load_goal())
+    except ValueError as exc:
+        sys.stderr.write(f"accelgui: warning: ignoring the saved goal: {exc}\n")
+        return None, None
+    return goal, ("saved" if goal else None)
+
+
+def apply_goal_option(args, stream=None) -> str | None:
+    """Save (or, with ``--goal none``, clear) the goal of ``--goal`` once per command and say
+    so on ``stream`` (stderr by default: stdout may be a report); returns the goal."""
+    from accelgui import advisor, l10n
+    from accelgui.progress import set_goal
+
+    applied = getattr(args, "_goal_applied", None)
+    if applied is not None:
+        return applied[0]
+    goal = None if args.goal.strip().lower() in ("none", "") else args.goal
     try:
         advisor.check_goal(goal)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    set_goal(goal)
+    lang = _lang(args)
+    before = set_goal(goal)
+    if goal is None:
+        text = l10n.tr("advice.goal.cleared", lang, goal=advisor.goal_label(before, lang)
+                       if before in advisor.GOALS else before) if before else \
+            l10n.tr("advice.goal.none_saved", lang)
+    else:
+        text = l10n.tr("advice.goal.set", lang, goal=advisor.goal_label(goal, lang))
+    (stream or sys.stderr).write(f"accelgui: {text}\n")
+    args._goal_applied = (goal,)
     return goal
 
 
 def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None,
-           context: int | None = None):
-    """Fill routes and estimates from the knowledge base and the learner's progress."""
+           context: int | None = None, goal_source: str | None = None):
+    """Fill routes, estimates and the advice (the goal and "Start here", accelgui.export.advice)
+    from the knowledge base and the learner's progress. ``goal_source``: "option" (--goal),
+    "saved" (the progress file) or None."""
     from accelgui import advisor
+    from accelgui.export.advice import build
     from accelgui.knowledge import load_knowledge
     from accelgui.progress import load_done
 
@@ -237,8 +269,10 @@ def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None
     kb = load_knowledge(knowledge_dir)
     for error in kb.errors:         # a broken --knowledge dir is said, on stderr
         sys.stderr.write(f"accelgui: knowledge: {error}\n")
-    return report.replace(routes=advisor.assess(report, kb, load_done(), lang=lang, goal=goal),
-                          estimates=advisor.estimates(report, lang=lang, context=context))
+    routes = advisor.assess(report, kb, load_done(), lang=lang, goal=goal)
+    return report.replace(routes=routes,
+                          estimates=advisor.estimates(report, lang=lang, context=context),
+                          advice=build(routes, kb, lang=lang, goal_source=goal_source))
 
 
 def _terminal_progress(stream=sys.stderr):
@@ -306,8 +340,17 @@ def cmd_routes(args) -> int:
         raise UsageError("--routes prints --format text or json")
     import io
 
+    report = None
+    if args.report:             # --routes --report FILE: that report's goal and "Start here"
+        from accelgui.report import load_report
+
+        report = load_report(args.report)
+        goal, source = None, None
+    else:
+        goal, source = goal_and_source(args)
     buf = io.StringIO()
-    rc = print_routes(_lang(args), fmt, args.knowledge, buf)
+    rc = print_routes(_lang(args), fmt, args.knowledge, buf, goal=goal, goal_source=source,
+                      report=report)
     _emit(buf.getvalue(), args.output)
     return rc
 
@@ -450,11 +493,21 @@ def gui_main(argv: list[str] | None = None) -> int:
     return run_app(argv or [])
 
 
+def _only_goal(args) -> bool:
+    """``accelgui --goal G`` alone: save (or clear) the goal and say so; with another command,
+    or with the app's options (--page, --theme, --report), the goal applies to that."""
+    return not any((args.probe, args.routes, args.compare, args.record_tree, args.done, args.undo,
+                    args.facts, args.verify, args.monitor, args.serve_metrics, args.install_desktop,
+                    args.uninstall_desktop, args.page, args.theme, args.report))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.goal is not None:   # saved or cleared, and said, whatever the command
+            apply_goal_option(args, sys.stdout if _only_goal(args) else None)
         if args.compare:
             return cmd_compare(args)
         if args.routes:
@@ -463,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_record_tree(args)
         if args.done or args.undo:
             return cmd_progress(args)
-        if args.goal is not None and not args.probe:
+        if args.goal is not None and _only_goal(args):
             print(f"goal: {_goal(args) or 'none'}")
             return EXIT_OK
         if args.facts or args.verify:

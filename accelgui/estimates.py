@@ -108,13 +108,40 @@ def model_kv_bytes(model: dict, context: int) -> int:
     return int(per_token * context)
 
 
-def decode_class(device_class: str, vendor: str | None) -> str:
-    """The decode-model class of a device: a GPU whose vendor has its own calibration
-    (``model.vendor_classes``: AMD -> "gpu-amd", Intel -> "gpu-intel") uses it; other GPUs
-    keep the "gpu" class, calibrated on NVIDIA/CUDA figures."""
+def decode_class(device_class: str, vendor: str | None, memory_type: str | None = None) -> str:
+    """The decode-model class of a device: a GPU whose memory type has its own calibration
+    (``model.memory_classes``: HBM -> "gpu-hbm", fitted on data-centre cards) uses it, else a
+    GPU whose vendor has one (``model.vendor_classes``: AMD -> "gpu-amd", Intel -> "gpu-intel");
+    other GPUs keep the "gpu" class, calibrated on NVIDIA/CUDA consumer figures."""
     if device_class != "gpu":
         return device_class
-    return calibration()["model"].get("vendor_classes", {}).get(vendor or "", device_class)
+    model = calibration()["model"]
+    for prefix, cls in (model.get("memory_classes") or {}).items():
+        if str(memory_type or "").upper().startswith(prefix.upper()):
+            return cls
+    return model.get("vendor_classes", {}).get(vendor or "", device_class)
+
+
+#: Decode speed below which a model is not "usable" for interactive use (tokens/s): about
+#: reading speed. "What it can run" names the largest model at this speed or faster, and
+#: the largest that merely fits beside it (docs/knowledge.md).
+USABLE_TOKENS_PER_S = 5.0
+
+
+def device_floor() -> dict:
+    """knowledge/decode_calibration.json ``device_floor``: the least a GPU needs to get an LLM
+    line of its own (peak FP32, dedicated memory)."""
+    return calibration().get("device_floor") or {}
+
+
+def _below_floor(dev: dict, shared: bool) -> bool:
+    d = dev.get("details") or {}
+    floor = device_floor()
+    fp32 = _num(d.get("peak_fp32_gflops"))
+    if fp32 and floor.get("fp32_gflops") and fp32 < floor["fp32_gflops"]:
+        return True
+    mem = _num(d.get("memory_bytes"))
+    return bool(not shared and mem and floor.get("memory_bytes") and mem < floor["memory_bytes"])
 
 
 def decode_model(bandwidth_gbps, read_bytes: float, bits: float, device_class: str = "gpu",
@@ -274,14 +301,22 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         if "nvswitch" in (dev.get("name") or "").lower():
             continue                                    # a switch chip, not a compute device
         readiness = dev.get("readiness") or "unknown"
-        if readiness not in ("ready", "unknown", "runtime-missing"):
+        if readiness not in ("ready", "unknown", "runtime-missing", "driver-missing") or (
+                readiness == "driver-missing" and dev.get("kind") != "gpu"):
             notes.append(T("note_unusable", label=label, readiness=readiness))
             continue
         # its driver is bound and its nodes are there, only a compute runtime is missing (ROCm,
-        # CUDA user space, a vendor SDK): what it can run once that is installed is estimated,
-        # and the entry says so
+        # CUDA user space, a vendor SDK), or its driver is not installed yet (the card is often
+        # why the machine was bought): what it can run once that is done is estimated, and the
+        # entry says so
         needs_runtime = readiness == "runtime-missing"
+        needs_driver = readiness == "driver-missing"
         shared = bool(dev.get("integrated")) or rules.device_form(dev) == "integrated"
+        if dev.get("kind") == "gpu" and _below_floor(dev, shared):
+            notes.append(T("note_below_floor", label=label,
+                           gflops=f"{device_floor().get('fp32_gflops', 0):g}",
+                           gib=_gib(device_floor().get("memory_bytes") or 0)))
+            continue
         igpu_rule = integrated_rule(dev) if shared else None
         if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem) \
                 and igpu_rule is None:
@@ -361,11 +396,20 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "flops_gflops": flops, "flops_source": fl_src,
             "shared_memory": shared,
             "needs_runtime": needs_runtime,
+            "needs_driver": needs_driver,
             "count": 1, "indices": [index],
         }
+        if d.get("memory_sizes_bytes"):
+            item["memory_sizes_bytes"] = list(d["memory_sizes_bytes"])
+            notes.append(T("note_smallest_size", label=label, gib=_gib(mem or 0),
+                           sizes=", ".join(_gib(b) for b in d["memory_sizes_bytes"])))
+        if isinstance(d.get("package"), dict) and d["package"].get("devices"):
+            item["package"] = dict(d["package"])
         if needs_runtime:
             notes.append(T("note_needs_runtime", label=label))
-        item["decode_class"] = decode_class(item["class"], vendor)
+        if needs_driver:
+            notes.append(T("note_needs_driver", label=label))
+        item["decode_class"] = decode_class(item["class"], vendor, d.get("memory_type"))
         if mem is None:
             notes.append(T("note_mem_unknown", label=label))
         if bw is None:
@@ -385,6 +429,10 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         item["count"] = g["count"]
         item["indices"] = g["indices"]
         item["device"] = T("device_each", label=g["label"], index=g["indices"][0], n=g["count"])
+        per = (item.get("package") or {}).get("devices")
+        if per and g["count"] >= per:
+            notes.append(T("note_package", n=g["count"], label=g["label"], cards=g["count"] // per,
+                           package=item["package"]["name"], per=per))
         mem_all = g["mem"] * g["count"] if g["mem"] else None
         entries.append({
             "device": T("device_split", n=g["count"], label=g["label"],
@@ -412,6 +460,12 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     cpu_b = benchmarks.cpu_figures(rd)
     mem = rd.get("memory") or {}
     avail, total = _num(mem.get("available_bytes")), _num(mem.get("total_bytes"))
+    # memory on NUMA nodes without CPUs (a GH200's HBM, a CXL expander) is counted in MemTotal
+    # but is the accelerator's or far memory: out of the CPU pool
+    far = _num(mem.get("numa_memory_only_bytes"))
+    if far and total:
+        total = max(total - far, 0) or None
+        avail = min(avail, total) if avail and total else avail
     if avail:
         budget, src = int(avail), T("mem_free")
     elif total:
@@ -420,12 +474,22 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     else:
         budget, src = None, None
         notes.append(T("note_sysmem_unknown"))
+    if far and budget:
+        src += T("mem_far_out", gib=_gib(far))
+    limit = _num(mem.get("cgroup_limit_bytes"))
+    if limit and (budget is None or limit < budget):
+        budget, src = int(limit), T("mem_cgroup", gib=_gib(limit))
+        notes.append(T("note_cgroup", gib=_gib(limit)))
     measured = benchmarks.memory_bandwidth(rd)
+    spec_bw, spec_note = _cpu_spec_bandwidth(mem, T)
     if measured:
         bw = measured["median_gbps"]
         bw_src = _measured_source(measured, T)
         if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
             notes.append(T("note_noisy", label="CPU", pct=int(measured["rel_spread"] * 100)))
+    elif spec_bw:
+        bw, bw_src = spec_bw, spec_note
+        notes.append(T("note_cpu_bw_spec", bw=f"{spec_bw:g}"))
     else:
         bw, bw_src = None, None
         notes.append(T("note_cpu_bw_unknown"))
@@ -438,17 +502,41 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
         flops = fma["fp32_gflops_mt"]
         fl_src = T("measured_peak", ref="benchmarks.cpu.fma.fp32_gflops_mt")
     cpu = rd.get("cpu") or {}
+    cores = cpu.get("physical_cores") or cpu.get("logical_cpus")
+    quota = _num(mem.get("cgroup_cpu_limit")) or _num(cpu.get("cgroup_cpu_limit"))
+    if quota and (not cores or quota < cores):
+        cores = max(1, int(quota))
+        notes.append(T("note_cgroup_cpu", n=f"{quota:g}"))
     return {
         "device": T("cpu_device") + (T("cpu_model", model=cpu["model_name"])
                                      if cpu.get("model_name") else ""),
         "kind": "cpu", "class": "cpu", "segment": None, "inference_only": False,
-        "cores": cpu.get("physical_cores") or cpu.get("logical_cpus"),
+        "cores": cores,
         "memory_total_bytes": total,
         "memory_bytes": budget, "memory_source": src,
         "bandwidth_gbps": bw, "bandwidth_source": bw_src,
         "flops_gflops": flops, "flops_source": fl_src,
         "count": 1, "indices": [],
     }
+
+
+def _cpu_spec_bandwidth(mem: dict, text) -> tuple[float | None, str | None]:
+    """(GB/s, source) of the system memory's specification when nothing was measured: the
+    peak the memory probe found (SMBIOS speed x populated channels, or the dated table of parts
+    whose memory is fixed by the part); for a socketed part known only by its platform (no
+    SMBIOS: a VM, an unprivileged run), a lower bound of one 64-bit channel at the platform's
+    speed, since any running machine has at least one populated channel."""
+    peak = _num(mem.get("bandwidth_spec_gbps"))
+    if peak:
+        how = mem.get("bandwidth_spec_source") or "specification"
+        return peak, text("spec", ref=f"memory.bandwidth_spec_gbps, {how}")
+    spec = mem.get("bandwidth_spec") if isinstance(mem.get("bandwidth_spec"), dict) else {}
+    speed = _num(spec.get("speed_mts"))
+    if speed and spec.get("fixed") is False:
+        one = round(speed * 8 / 1000, 1)
+        return one, text("spec_one_channel", kind=str(spec.get("memory_type") or "DRAM"),
+                         speed=f"{speed:g}", ref="memory.bandwidth_spec.speed_mts")
+    return None, None
 
 
 def _measured_source(measured: dict, text) -> str:
@@ -488,6 +576,7 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
             e["finetune"] = _finetune_rows(e["memory_bytes"], sharded=bool(e.get("aggregate")),
                                            lang=lang)
         e["largest_fitting"] = _largest(e["llm"])
+        e["largest_usable"] = _largest(e["llm"], min_speed=USABLE_TOKENS_PER_S)
         e["largest_at_10_tokens_per_s"] = _largest(e["llm"], min_speed=10.0)
         if e.get("aggregate") and e["bandwidth_gbps"]:
             notes.append(_t("note_layer_split", lang, device=e["device"]))
@@ -508,6 +597,8 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
         "summary": [_summary_line(e, lang) for e in entries],
         "assumptions": {
             "context_tokens": context,
+            "usable_tokens_per_s": USABLE_TOKENS_PER_S,
+            "device_floor": device_floor() or None,
             "kv_cache_bytes_per_element": KV_BYTES_PER_ELEMENT,
             "decode_model": calibration()["model"],
             "decode_calibration": {"points": len(calibration()["points"]),
@@ -571,6 +662,8 @@ def _summary_line(e: dict, lang: str = "en") -> str:
     parts = [T("sum_device", device=e["device"])]
     if e.get("needs_runtime"):
         parts.append(T("sum_needs_runtime"))
+    if e.get("needs_driver"):
+        parts.append(T("sum_needs_driver"))
     if e["memory_bytes"]:
         parts.append(T("sum_weights", gib=_gib(e["memory_bytes"])))
     big = e.get("largest_fitting")
@@ -578,15 +671,21 @@ def _summary_line(e: dict, lang: str = "en") -> str:
         parts.append(T("sum_mem_unknown"))
     elif big is None:
         parts.append(T("sum_none_fits"))
+    elif big["decode_tokens_per_s"] is None:
+        parts.append(T("sum_largest", size=big["size"], quant=big["quant"], speed=""))
     else:
-        speed = ""
-        if big["decode_tokens_per_s"] is not None:
-            src = T("src_" + source_kind(e["bandwidth_source"]))
-            speed = T("sum_speed", n=f"{big['decode_tokens_per_s']:g}", src=src)
-        parts.append(T("sum_largest", size=big["size"], quant=big["quant"], speed=speed))
-        fast = e.get("largest_at_10_tokens_per_s")
-        if fast and fast != big:
-            parts.append(T("sum_fast", size=fast["size"], quant=fast["quant"]).strip())
+        # what it can run: the largest model at a usable speed, then the largest that fits
+        src = T("src_" + source_kind(e["bandwidth_source"]))
+        usable = e.get("largest_usable")
+        if usable:
+            parts.append(T("sum_usable", size=usable["size"], quant=usable["quant"],
+                           min=f"{USABLE_TOKENS_PER_S:g}",
+                           speed=T("sum_speed", n=f"{usable['decode_tokens_per_s']:g}", src=src)))
+        else:
+            parts.append(T("sum_none_usable", min=f"{USABLE_TOKENS_PER_S:g}"))
+        if usable != big:
+            parts.append(T("sum_fits_slow", size=big["size"], quant=big["quant"],
+                           n=f"{big['decode_tokens_per_s']:g}"))
     fits = []
     for _, per_param, _, key in FINETUNE_METHODS:
         rows = [r for r in e["finetune"] if r["bytes_per_param"] == per_param and r["fits"]]

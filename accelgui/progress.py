@@ -8,6 +8,9 @@ One small JSON file shared by the CLI (``accelgui --done STEP`` / ``--undo STEP`
 
 ``done`` holds the ticked steps, ``verified`` the evidence of the steps whose machine check
 passed (``accelgui --verify``; a verified step is done too), ``goal`` the learner's goal.
+A saved goal ranks the next steps of every later run; every face says so ("Goal: ... (saved;
+--goal none clears it)", ``advice.goal_source`` "saved" in a report), and ``--goal none`` on
+any command that takes ``--goal`` (or the app's "No particular goal") clears it.
 
 The data dir is ``platformdirs.user_data_dir("accelgui")`` (``~/.local/share/accelgui`` on
 Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Writes go through ``accelgui.atomic`` (a
@@ -27,7 +30,7 @@ import sys
 from accelgui.record import iso_now
 
 __all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
-           "mark_done", "unmark", "load_verified", "record_verified"]
+           "mark_done", "unmark", "load_verified", "record_verified", "load_goal", "set_goal"]
 
 ENV_VAR = "ACCELGUI_DATA_DIR"
 FILE_NAME = "progress.json"
@@ -240,12 +243,18 @@ def unmark(step: str) -> bool:
     return _update(change)
 
 
-def set_goal(goal: str | None) -> None:
-    """Remember ``goal`` with the learning progress (None forgets it); the steps are kept."""
+def set_goal(goal: str | None) -> str | None:
+    """Remember ``goal`` with the learning progress (None forgets it: ``--goal none``, the
+    app's "No particular goal"); the steps are kept. Returns the goal saved before, so that
+    the caller can say what it replaced or cleared."""
+    before: list = []
+
     def change(state):
+        before.append(state.get("goal"))
         state["goal"] = goal or None
         return True
     _update(change)
+    return before[0] if before else None
 
 
 def record_verified(step: str, evidence: dict) -> None:

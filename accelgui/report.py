@@ -40,6 +40,7 @@ class Platform(Record):
     container: str | None = None
     cloud: dict | None = None
     dmi: dict = factory(dict)
+    secure_boot: bool | None = None
 
 
 class Cpu(Record):
@@ -48,6 +49,7 @@ class Cpu(Record):
     model_name: str | None = None
     arch: str | None = None
     microarchitecture: str | None = None
+    codename: str | None = None         # the part's codename ("Granite Rapids", "Apple M1")
     logical_cpus: int | None = None
     online_cpus: int | None = None
     threads_per_core: int | None = None
@@ -67,6 +69,13 @@ class Memory(Record):
     total_bytes: int | None = None
     available_bytes: int | None = None
     numa_nodes: int | None = None
+    bandwidth_spec_gbps: float | None = None      # the memory's peak (SMBIOS or the part's table)
+    bandwidth_spec_source: str | None = None
+    bandwidth_spec: dict | None = None
+    cgroup_limit_bytes: int | None = None
+    cgroup_cpu_limit: float | None = None
+    numa_memory_only_bytes: int | None = None     # on NUMA nodes without CPUs (HBM, CXL)
+    numa_memory_only_nodes: list | None = None
 
 
 class Device(Record):
@@ -220,6 +229,7 @@ class Report(Record):
     benchmarks: dict | None = None
     routes: list = factory(list)        # list[RouteAssessment]
     estimates: dict | None = None
+    advice: dict | None = None          # {goal, goal_source, start_here}: accelgui.export.advice
     probes: list = factory(list)        # list[ProbeResult]
     redacted: bool = False              # --redact: identifying values removed (accelgui.redact)
     redacted_fields: list = factory(list)   # where values were removed ("platform.hostname")
@@ -259,6 +269,7 @@ class Report(Record):
                 benchmarks=data.get("benchmarks"),
                 routes=[_from(RouteAssessment, r) for r in data.get("routes") or []],
                 estimates=data.get("estimates"),
+                advice=_advice(data.get("advice")),
                 probes=[_from(ProbeResult, p) for p in data.get("probes") or []],
                 redacted=data.get("redacted") is True,
                 redacted_fields=[str(f) for f in data.get("redacted_fields") or []
@@ -266,6 +277,18 @@ class Report(Record):
             )
         except (TypeError, ValueError, AttributeError) as exc:  # a field of the wrong shape
             raise ReportError(f"malformed report: {exc}") from exc
+
+
+def _advice(data) -> dict | None:
+    """The report's ``advice`` object (None when absent: an older report, or ``--no-advice``);
+    its ``start_here`` keeps only the entries that are objects."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ReportError(f"advice: expected an object, got {type(data).__name__}")
+    out = dict(data)
+    out["start_here"] = [dict(e) for e in data.get("start_here") or () if isinstance(e, dict)]
+    return out
 
 
 MAX_REPORT_BYTES = 64 << 20      # a report is a few hundred kilobytes; more is not a report
@@ -321,7 +344,8 @@ def _with_defaults(data: dict) -> dict:
                "probes": _plain(ProbeResult())}
     for key, default in defaults.items():
         value = out.get(key)
-        if key not in out or (value is None and default is not None and key not in ("benchmarks", "estimates")):
+        if key not in out or (value is None and default is not None
+                              and key not in ("benchmarks", "estimates", "advice")):
             out[key] = default
         elif isinstance(default, dict) and isinstance(value, dict):
             out[key] = {**default, **value}

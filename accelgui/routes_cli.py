@@ -1,7 +1,10 @@
 """``accelgui --routes``: print the learning-route catalogue without the GUI.
 
-JSON output: ``{"lang": ..., "routes": [route with every bilingual text resolved to lang,
-steps included], "errors": [...]}``. Text output: one block per route with its steps.
+JSON output: ``{"lang": ..., "goal": ..., "goal_source": ..., "advice": ..., "routes": [route
+with every bilingual text resolved to lang, steps included], "errors": [...]}``. Text output:
+the goal in effect ("Goal: ... (saved; --goal none clears it)"), "Start here" when a report is
+given (``--routes --report FILE``: its ``advice``, accelgui.export.advice), then one block per
+route with its steps.
 Returns 0, or 1 when the knowledge base reported errors (a broken override file); the
 catalogue is printed either way, using the shipped routes in place of broken ones.
 """
@@ -39,8 +42,10 @@ def resolve(obj, lang: str):
     return obj
 
 
-def catalogue(lang: str = "en", override_dir: str | None = None) -> dict:
-    """The JSON document ``accelgui --routes --format json`` prints."""
+def catalogue(lang: str = "en", override_dir: str | None = None, goal: str | None = None,
+              goal_source: str | None = None, report=None) -> dict:
+    """The JSON document ``accelgui --routes --format json`` prints: with ``report``, its
+    advice (goal and "Start here") is the one shown; else ``goal`` and where it came from."""
     from accelgui.knowledge import load_knowledge
 
     from accelgui.progress import load_progress, load_verified
@@ -56,14 +61,23 @@ def catalogue(lang: str = "en", override_dir: str | None = None) -> dict:
             sid = step.get("id")
             step["progress"] = "verified" if sid in verified else "ticked" if sid in done else None
         routes.append(data)
-    return {"lang": lang, "routes": routes, "errors": list(kb.errors)}
+    advice = None
+    if report is not None:
+        from accelgui.export.advice import advice_of
+
+        advice = advice_of(report)
+        goal = (advice or {}).get("goal")
+        goal_source = (advice or {}).get("goal_source")
+    return {"lang": lang, "goal": goal, "goal_source": goal_source if goal else None,
+            "advice": advice, "routes": routes, "errors": list(kb.errors)}
 
 
-def print_routes(lang: str, fmt: str, override_dir: str | None, out: TextIO) -> int:
+def print_routes(lang: str, fmt: str, override_dir: str | None, out: TextIO,
+                 goal: str | None = None, goal_source: str | None = None, report=None) -> int:
     from accelgui import l10n
 
     lang = l10n.lang_code(lang)
-    doc = catalogue(lang, override_dir)
+    doc = catalogue(lang, override_dir, goal, goal_source, report)
     if fmt == "json":
         json.dump(doc, out, ensure_ascii=False, indent=2)
         out.write("\n")
@@ -89,6 +103,7 @@ def render_text(doc: dict) -> str:
     L = _labels(lang)
     lines: list[str] = [f"{L['routes']} ({len(doc['routes'])})",
                         l10n.tr("knowledge.progress.legend", lang), ""]
+    lines[2:2] = _advice_lines(doc, lang)
     for n, route in enumerate(doc["routes"], 1):
         steps = route.get("steps", [])
         total = sum(s.get("hours") or 0 for s in steps)
@@ -138,6 +153,27 @@ def render_text(doc: dict) -> str:
         lines.extend(f"  - {e}" for e in doc["errors"])
         lines.append("")
     return "\n".join(lines)
+
+
+def _advice_lines(doc: dict, lang: str) -> list[str]:
+    """The goal in effect and, for a report, its "Start here" (as every face shows them)."""
+    from accelgui.export.advice import goal_line, start_rows
+    from accelgui.export.labels import label
+
+    advice = doc.get("advice")
+    if advice is None and doc.get("goal"):
+        advice = {"goal": doc["goal"], "goal_source": doc.get("goal_source")}
+    out = []
+    line = goal_line(advice, lang) if advice else None
+    if line:
+        out.append(line)
+    if doc.get("advice"):
+        rows = start_rows(doc["advice"], lang)
+        if rows:
+            out.append(f"{label('start_here', lang)}:")
+            out.extend(f"  {i}. {step} ({route}): {why}" if why else f"  {i}. {step} ({route})"
+                       for i, (step, route, why) in enumerate(rows, 1))
+    return out + [""] if out else []
 
 
 def _url(res: dict, lang: str) -> str:

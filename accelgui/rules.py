@@ -5,14 +5,14 @@ A requirement of a learning route carries a rule (knowledge/schema.json, ``rule`
     {"device": {"kind": "gpu", "vendor": ["nvidia", "amd"], "readiness": "ready",
                 "integrated": false, "bus": "pci", "min": {"compute_capability": 7.5},
                 "supported": true, "segment": ["data-centre"], "form": ["discrete"],
-                "family": ["habana"], "count_min": 2}}
+                "family": ["habana"], "count_min": 2, "training": true}}
     {"cpu_feature": "avx512_bf16"}   {"cpu_features_any": ["avx2", "neon"]}  {"cpu_simd": true}
     {"arch": ["x86_64", "aarch64"]}  {"os": "Linux"}  {"cloud": true}  {"container": false}
     {"package": "openvino"}  {"packages_any": ["torch", "jax"]}  {"toolkit": "cuda_toolkit"}
     {"toolkits_any": ["rocm", "cuda_toolkit"]}  {"npu_runtime": true}
     {"provider": "onnxruntime:CUDAExecutionProvider"}
     {"metric": "benchmarks.cpu.stream.triad_gbps", "min": 10}
-    {"memory_min_bytes": 8589934592}  {"logical_cpus_min": 4}
+    {"memory_min_bytes": 8589934592}  {"logical_cpus_min": 4}  {"embedded_board": true}
     {"all": [RULE, ...]}  {"any": [RULE, ...]}  {"not": RULE}
 
 Each operator is one small function registered with :func:`_op`, each device filter one
@@ -309,15 +309,40 @@ def _rocm_support(dev: dict, lang: str):
                      form=_t("form_apu" if form == "apu" else "form_discrete", lang))
 
 
-def _cuda_support(dev: dict, lang: str):
+def chip_cc_ceiling(dev: dict) -> float | None:
+    """The highest compute capability the NVIDIA chip named in the device's name can have,
+    from its codename (pci.ids and the kernel write "GK208B [GeForce GT 710]"):
+    support.json nvidia_chip_generations. None when the name holds no known codename."""
+    if str(dev.get("vendor") or "").lower() != "nvidia":
+        return None
+    name = " ".join(str(x) for x in (dev.get("name"), (dev.get("details") or {}).get("chip")) if x)
+    for row in support.rows("nvidia_chip_generations"):
+        if re.search(row.get("pattern") or "(?!)", name) and _is_num(row.get("max_compute_capability")):
+            return float(row["max_compute_capability"])
+    return None
+
+
+def _cc_known_or_ceiling(dev: dict, want):
+    """(True|False|None, cc text) for "compute capability >= want": the recorded figure, else
+    False when the chip's generation tops out below ``want``."""
     cc = (dev.get("details") or {}).get("compute_capability")
-    want = cuda_min_compute_capability()
     ok = _at_least("compute_capability", cc, want)
+    if ok is None:
+        ceiling = chip_cc_ceiling(dev)
+        if ceiling is not None and _at_least("compute_capability", ceiling, want) is False:
+            return False, f"<= {_cc_text(ceiling)}"
+        return None, None
+    return ok, _cc_text(cc)
+
+
+def _cuda_support(dev: dict, lang: str):
+    want = cuda_min_compute_capability()
+    ok, got = _cc_known_or_ceiling(dev, want)
     if ok is None:
         return None, _t("detail_unknown", lang, label=_t("cc", lang))
     if ok:
         return True, None
-    return False, _t("cuda_unsupported", lang, got=_cc_text(cc), want=_cc_text(want),
+    return False, _t("cuda_unsupported", lang, got=got, want=_cc_text(want),
                      cuda=_cuda_major() or "")
 
 
@@ -446,6 +471,9 @@ def _f_min(dev, want, lang):
     for key, need in want.items():
         got = details.get(key)
         ok = _at_least(key, got, need)
+        if ok is None and key == "compute_capability":
+            ok, ceiling = _cc_known_or_ceiling(dev, need)
+            got = ceiling if ok is False else got
         label = _t("detail." + key, lang) if "advisor.rule.detail." + key in l10n.catalogue("en") \
             else key.replace("_", " ")
         results.append(ok)
@@ -453,13 +481,49 @@ def _f_min(dev, want, lang):
             why.append(_t("detail_unknown", lang, label=label))
         elif not ok:
             if key == "compute_capability":
-                g, w = _cc_text(got), _cc_text(need)
+                g, w = (got if isinstance(got, str) and got.startswith("<=") else _cc_text(got)), \
+                    _cc_text(need)
             elif key.endswith("_bytes"):
                 g, w = _gib(float(got)), _gib(float(need))
             else:
                 g, w = _num(got), _num(need)
             why.append(_t("below", lang, label=label, got=g, want=w))
     return _and3(results), "; ".join(why) or None
+
+
+@functools.lru_cache(maxsize=1)
+def _inference_only_rows() -> tuple:
+    rows = ((support.load_data("models.json").get("inference_only") or {}).get("rows") or [])
+    return tuple(r for r in rows if isinstance(r, dict)) + tuple(support.rows("inference_only"))
+
+
+def inference_only(dev: dict) -> bool:
+    """The device is an inference-only accelerator (Inferentia, Cloud AI 100, Hailo, Coral,
+    client NPUs...): by its name (models.json inference_only) or its family / kind and vendor
+    (support.json inference_only)."""
+    spec = (dev.get("details") or {}).get("specification")
+    name = " ".join(str(x) for x in (dev.get("name"), spec.get("name") if isinstance(spec, dict)
+                                     else None) if x)
+    family = dev.get("family") or (dev.get("details") or {}).get("family")
+    for row in _inference_only_rows():
+        if row.get("pattern") and re.search(row["pattern"], name):
+            return True
+        if row.get("family") and row["family"] == family:
+            return True
+        if row.get("kind") and row["kind"] == dev.get("kind") and \
+                str(dev.get("vendor") or "").lower() not in (row.get("except_vendors") or ()):
+            return True
+    return False
+
+
+@_filter("training")
+def _f_training(dev, want, lang):
+    """The device can train models (not an inference-only accelerator)."""
+    trains = not inference_only(dev)
+    if trains == bool(want):
+        return True, None
+    return False, support.text("inference_only", "label" if trains is False else "label_trains",
+                               lang)
 
 
 @_filter("count_min")
@@ -1031,6 +1095,25 @@ def _o_cpus(arg, report, lang):
     if got >= want:
         return True, [Fact(_t("cpus_ok", lang, got=got, want=want))]
     return False, [Fact(_t("cpus_low", lang, got=got, want=want), "miss")]
+
+
+@_op("embedded_board")
+def _o_embedded_board(arg, report, lang):
+    """An edge-class board (Raspberry Pi, Rockchip, Jetson-class single-board computers): an
+    architecture of support.json embedded_boards, on bare metal, booted from a device tree
+    without the SMBIOS/DMI firmware tables that servers, desktops and laptops carry (Arm
+    servers such as GH200 follow SBSA/SBBR, which requires SMBIOS). The ISA alone says nothing."""
+    want = _bool_arg("embedded_board", arg)
+    platform = report.get("platform") or {}
+    arch = (report.get("cpu") or {}).get("arch") or platform.get("machine")
+    archs = [r.get("arch") for r in support.rows("embedded_boards")]
+    dmi = platform.get("dmi")
+    if not arch or (dmi is None and arch in archs):
+        return None, [Fact(support.text("embedded_boards", "unknown", lang), "unknown")]
+    board = arch in archs and not dmi and not platform.get("cloud") and \
+        not platform.get("virtualization")
+    text = support.text("embedded_boards", "yes" if board else "no", lang, arch=arch)
+    return board == want, [Fact(text, "ok" if board == want else "miss")]
 
 
 @_op("cloud")

@@ -573,7 +573,7 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
                 out.extend(_one_or_many(val, f"{w}.bus", BUSES))
             elif key == "vendor":
                 out.extend(_one_or_many(val, f"{w}.vendor", None))
-            elif key in ("integrated", "supported"):
+            elif key in ("integrated", "supported", "training"):
                 if not isinstance(val, bool):
                     out.append((f"{w}.{key}", "must be true or false"))
             elif key in ("segment", "form", "family"):
@@ -604,7 +604,7 @@ def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
     elif op == "logical_cpus_min":
         if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
             out.append((w, "must be an integer >= 1"))
-    elif op in ("cloud", "container", "cpu_simd", "npu_runtime"):
+    elif op in ("cloud", "container", "cpu_simd", "npu_runtime", "embedded_board"):
         if not isinstance(arg, bool):
             out.append((w, "must be true or false"))
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from accelgui import data as data_files
 
-__all__ = ["load_support", "load_data", "table", "rows"]
+__all__ = ["load_support", "load_data", "table", "rows", "text"]
 
 
 def load_data(name: str) -> dict:
@@ -30,3 +30,16 @@ def table(name: str) -> dict:
 
 def rows(name: str) -> list[dict]:
     return [r for r in table(name).get("rows") or [] if isinstance(r, dict)]
+
+
+def text(name: str, field: str, lang: str = "en", **params) -> str:
+    """A bilingual text of one table (``{"en": ..., "zh": ...}`` under ``field``), in ``lang``
+    (English when that language is missing), with ``{param}`` fields filled in."""
+    value = table(name).get(field)
+    if isinstance(value, dict):
+        value = value.get(lang) or value.get("en") or ""
+    value = str(value or "")
+    try:
+        return value.format(**params) if params else value
+    except (KeyError, IndexError, ValueError):
+        return value

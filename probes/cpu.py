@@ -33,6 +33,13 @@ missing or unreadable files and odd bytes only make fields unknown.
 ``py-cpuinfo`` is used only off Linux (no procfs, live run, ``sys.platform != "linux"``).
 The microarchitecture is archspec's answer for the tree's cpuinfo (not the host's): its
 target table is read straight from archspec's JSON, and archspec's API is the fallback.
+archspec's data lags new parts (Granite Rapids reads as ``sapphirerapids``, Lunar Lake as
+``alderlake``), so x86 CPUs are first looked up by vendor / cpu family / model in the dated
+``x86_models`` table of ``data/cpu_parts.json`` (Linux intel-family.h and amd.c): its target
+wins unless archspec names the same target, a descendant of it, or only a generic level (a
+VM hiding flags); its ``codename`` is reported as ``codename``. An Apple CPU (implementer
+0x61, Asahi Linux) is named after the chip (the device tree's SoC compatible, ``apple_socs``)
+and its performance cores, not after the efficiency cores cpuinfo lists first.
 """
 
 from __future__ import annotations
@@ -598,6 +605,107 @@ def _microarchitecture_archspec(arch, vendor_raw, flags, cpu_part=None, implemen
     return None if best.name == arch else best.name
 
 
+# ------------------------------------------------------------------ newer parts than archspec knows
+
+def _num(text) -> int | None:
+    """"0xad", "173" or an int -> int; None for anything else."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    if not isinstance(text, str):
+        return None
+    text = text.strip().lower()
+    try:
+        return int(text, 16) if text.startswith("0x") else int(text)
+    except ValueError:
+        return None
+
+
+def _in_models(model: int, specs) -> bool:
+    for spec in specs or ():
+        lo, sep, hi = str(spec).partition("-")
+        a, b = _num(lo), _num(hi) if sep else _num(lo)
+        if a is not None and b is not None and a <= model <= b:
+            return True
+    return False
+
+
+def x86_model_row(vendor_raw: str | None, family, model, stepping=None) -> dict | None:
+    """The ``x86_models`` row of ``data/cpu_parts.json`` for this vendor / cpu family / model
+    (/ stepping, where a row names steppings), or None."""
+    fam, mod, step = _num(family), _num(model), _num(stepping)
+    if not vendor_raw or fam is None or mod is None:
+        return None
+    for row in ((_tables().get("x86_models") or {}).get("rows") or ()):
+        if not isinstance(row, dict) or row.get("vendor") != vendor_raw.strip() or \
+                _num(row.get("family")) != fam or not _in_models(mod, row.get("models")):
+            continue
+        if row.get("steppings") and (step is None or not _in_models(step, row["steppings"])):
+            continue
+        return row
+    return None
+
+
+def _keeps_archspec(archspec_name: str | None, table_name: str) -> bool:
+    """Whether archspec's answer stands against the table's: it is the table's target or a
+    descendant of it (``arrowlake_s`` under ``arrowlake``: more specific), or a generic level
+    (``x86_64_v4``: the flags a VM shows lack what the named target has, so naming it would
+    claim instructions this machine does not offer)."""
+    if not archspec_name:
+        return False
+    if archspec_name == table_name:
+        return True
+    loaded = _archspec_data()
+    if loaded is None:
+        return archspec_name.startswith("x86_64")
+    entry = loaded[0].get(archspec_name)
+    return bool(entry) and (table_name in entry[0] or entry[1] == "generic")
+
+
+def _x86_uarch(vendor_raw, ct: dict, archspec_name: str | None) -> tuple[str | None, str | None]:
+    """(microarchitecture, codename): the dated family/model table first (archspec's data lags
+    new parts: Granite Rapids reads as sapphirerapids, Lunar Lake as alderlake); archspec's
+    answer where the table has no row, or where :func:`_keeps_archspec` says it stands. The
+    codename is the table's whenever it has a row."""
+    row = x86_model_row(vendor_raw, ct.get("family"), ct.get("model"), ct.get("stepping"))
+    if not row or not row.get("uarch"):
+        return archspec_name, None
+    if _keeps_archspec(archspec_name, row["uarch"]):
+        return archspec_name, row.get("codename")
+    return row["uarch"], row.get("codename")
+
+
+def _apple_cpu(ctx, info: CpuInfo) -> dict | None:
+    """An Apple M-series CPU under Linux (Asahi): cpuinfo lists every core's implementer 0x61
+    and part, efficiency cores first (lscpu's first type). {model_name, uarch, chip}: named
+    after the chip (the device tree's SoC compatible, ``apple_socs`` in cpu_parts.json) and its
+    performance cores ("Apple M1 (Firestorm-M1)"); either alone where the other is unknown."""
+    table = _tables().get("apple_socs") or {}
+    pnames = tuple(table.get("performance_cores") or ())
+    perf = None
+    for t in info.types:
+        _, part_name, short = arm_decode(t.get("vendor"), t.get("model"))
+        if short != "apple" or not part_name:
+            continue
+        if perf is None or (pnames and part_name.split("-")[0] in pnames):
+            perf = part_name
+    chip = None
+    for rel in ("proc/device-tree/compatible", "sys/firmware/devicetree/base/compatible"):
+        data = ctx.read_bytes(rel, limit=4096)
+        if not data:
+            continue
+        for comp in data.split(b"\0"):
+            entry = (table.get("chips") or {}).get(comp.decode("utf-8", "replace").strip())
+            if isinstance(entry, dict) and entry.get("name"):
+                chip = entry
+                break
+        break
+    if chip is None and perf is None:
+        return None
+    if chip is None:
+        return {"model_name": perf, "uarch": None, "chip": None}
+    return {"model_name": f"{chip['name']} ({perf})" if perf else chip["name"],
+            "uarch": chip.get("uarch"), "chip": chip["name"]}
+
 # ------------------------------------------------------------------ sysfs: topology, caches
 
 def _cpu_ids(r: ProbeContext) -> tuple[list[int], set[int] | None, set[int] | None, set[int] | None]:
@@ -959,6 +1067,15 @@ def probe(ctx) -> dict:
     cpu_part = ct.get("model") if impl_raw and impl_raw.startswith("0x") else None
     uarch = microarchitecture(arch, impl_raw, flags, cpu_part=cpu_part, implementer=impl_raw,
                               model_name=model_name, uarch=info.first.get("uarch"))
+    codename = None
+    if arch in ("x86_64", "i686", "i586", "i386"):
+        uarch, codename = _x86_uarch(impl_raw, ct, uarch)
+    elif arm_short == "apple":
+        apple = _apple_cpu(ctx, info)
+        if apple:
+            model_name = apple["model_name"]
+            uarch = apple["uarch"] or uarch
+            codename = apple["chip"]
     result = {
         "vendor_id": vendor_id,
         "vendor": _vendor_short(arch, impl_raw, arm_short, info, model_name),
@@ -978,6 +1095,8 @@ def probe(ctx) -> dict:
         "min_mhz": min_mhz,
         "hypervisor_vendor": hypervisor_vendor(ctx, flags),
     }
+    if codename:
+        result["codename"] = codename
     if core_types:
         result["core_types"] = core_types
     return {"cpu": result}

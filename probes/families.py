@@ -248,34 +248,125 @@ def _rows(entry: dict) -> list[dict]:
     return out
 
 
+# Words of a device name that say nothing about which product it is, and the spellings of
+# "laptop part" that drivers and id databases use.
+_NOISE = re.compile(r"\b(nvidia|amd|ati|intel|corporation|inc|graphics|gpu|lite hash rate|lhr|"
+                    r"generation|\(r\)|\(tm\))\b|\(r\)|\(tm\)|®|™", re.I)
+_LAPTOP = re.compile(r"\b(laptop|mobile|max-q|notebook)\b", re.I)
+_SIZE = re.compile(r"^\d+(\.\d+)?\s*gb$", re.I)
+
+
+def _name_keys(name: str) -> list[tuple[frozenset, frozenset]]:
+    """Each product a device name can be, as (model words, size words): the part in brackets
+    of a pci.ids name ("GA106M [GeForce RTX 3060 Mobile / Max-Q]"), split at its alternatives
+    ("Radeon RX 6800/6800 XT / 6900 XT" is three products), with the vendor, "Graphics" and
+    "GPU" dropped and every laptop spelling one word."""
+    m = re.search(r"\[([^\[\]]+)\]", name)
+    text = m.group(1) if m else name
+    laptop = bool(_LAPTOP.search(text))
+    text = _LAPTOP.sub(" ", text)
+    text = re.sub(r"\b(\d+)\s+gb\b", r"\1gb", _NOISE.sub(" ", text), flags=re.I)
+    alts = [a.split() for a in re.split(r"\s*/\s*", text.lower()) if a.strip()]
+    if laptop and len(alts) > 1 and all(not re.search(r"\d", w) for w in alts[-1]):
+        alts = alts[:-1]                            # "Mobile / Max-Q": one product, two names
+    out = []
+    head: list[str] = []
+    for words in alts:
+        if head and not any(w in head for w in words[:1]) and re.search(r"\d", words[0]):
+            words = head + words                    # "6800 XT" after "Radeon RX 6800"
+        elif not head:
+            first_num = next((i for i, w in enumerate(words) if re.search(r"\d", w)), len(words))
+            head = words[:first_num]
+        model = frozenset(w for w in words if not _SIZE.match(w)) | ({"laptop"} if laptop else set())
+        out.append((model, frozenset(w for w in words if _SIZE.match(w))))
+    return out
+
+
 def _named(row: dict, name: str) -> bool:
+    """Whether the device called ``name`` can be the product of ``row``: the same model words
+    ("RTX 3060" is neither "RTX 3060 Ti" nor "RTX 3060 Laptop GPU"); a size in both names
+    must agree; ``name_match`` rows by their expression."""
     if row.get("name_match"):
         return re.search(row["name_match"], name, re.I) is not None
-    return bool(row.get("name")) and re.search(
-        r"(?<![\w])" + re.escape(row["name"]) + r"(?![\w])", name, re.I) is not None
+    if not row.get("name"):
+        return False
+    theirs = _name_keys(row["name"])
+    return any(model == rm and (not size or not rs or size == rs)
+               for model, size in _name_keys(name) for rm, rs in theirs)
+
+
+def _narrowed(rows: list[dict], key: str, value: str | None) -> list[dict]:
+    """The rows a subsystem or revision id narrows to: those naming it, else those naming
+    none, else (an id whose every row names others: a revision no table knows yet) all of
+    them; with no id to narrow by (not recorded), all of them: :func:`_smallest` then
+    budgets at the least of those."""
+    if not value:
+        return rows
+    value = value.lower()
+    return ([r for r in rows if value in (r.get(key) or ())]
+            or [r for r in rows if not r.get(key)] or rows)
+
+
+def _smallest(hits: list[dict]) -> dict:
+    """One row for products that cannot be told apart: the smallest of each figure, so that no
+    estimate counts more memory or bandwidth than the device may have; every size is listed
+    (``memory_sizes_bytes``) and a fact is kept only where all rows agree."""
+    def least(key):
+        values = [r.get(key) for r in hits]
+        return None if any(v is None for v in values) else min(values)
+
+    sizes = sorted({r["memory_bytes"] for r in hits if r.get("memory_bytes")})
+    by_size = sorted(hits, key=lambda r: (r.get("memory_bytes") or 0,
+                                          r.get("memory_bandwidth_gbps") or 0))
+    out = dict(by_size[0])
+    names = list(dict.fromkeys(r.get("name") for r in by_size if r.get("name")))
+    if len(names) > 1:
+        out["name"] = " / ".join(names)
+    for key in ("memory_bytes", "memory_bandwidth_gbps", "fp32_gflops", "compute_units",
+                "memory_bus_bits"):
+        value = least(key)
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    for key in ("compute_capability", "gfx_target", "generation", "memory_type", "segment",
+                "form", "mobile", "package"):
+        if len({json.dumps(r.get(key), sort_keys=True) for r in hits}) > 1:
+            out.pop(key, None)
+    if len(sizes) > 1:
+        out["memory_sizes_bytes"] = sizes
+    out.pop("name_match", None)
+    return out
 
 
 def device_spec(fid: str | None, pci_id: str | None = None, usb_id: str | None = None,
                 soc: str | None = None, name: str | None = None,
-                memory_bytes: int | None = None) -> dict | None:
-    """The specification row of one device of family ``fid``: matched by its id (PCI, USB or
-    device-tree compatible); where one id covers several products, by ``name_match`` (a
-    regular expression on the device's name) or by the memory size the device reports; a
-    device whose id no row names, by its name. An id whose products cannot be told apart
-    gives None: no figure is better than a wrong one."""
+                memory_bytes: int | None = None, subsystem: str | None = None,
+                revision: str | None = None) -> dict | None:
+    """The specification row of one device of family ``fid``, with ``match`` saying how it
+    was found: by its id (PCI, USB or device-tree compatible; a subsystem or revision id
+    narrows a shared one), told apart among the products of one id by ``name_match`` or by the
+    memory size the device reports; with no row for its id, by its name (``match: "name"``), a
+    fallback that compares model words, never substrings. Products that still cannot be told
+    apart give their smallest figures and every size (:func:`_smallest`); no row, None."""
     entry = family(fid)
     if not entry:
         return None
     rows = _rows(entry)
     keys = {k.lower() for k in (pci_id, usb_id, soc) if k}
     hits = [r for r in rows if keys.intersection(r.get("ids") or ())]
-    if not hits and name:
-        hits = [r for r in rows if _named(r, name)]
-        longest = max((len(r.get("name") or "") for r in hits), default=0)
-        hits = [r for r in hits if r.get("name_match") or len(r.get("name") or "") == longest]
+    match = "id"
+    if hits:
+        hits = _narrowed(_narrowed(hits, "subsystems", subsystem), "revisions", revision)
+    elif name:
+        hits, match = [r for r in rows if _named(r, name)], "name"
     if len(hits) > 1 and name:
         hits = [r for r in hits if _named(r, name)] or hits
     if len(hits) > 1 and memory_bytes:
         hits = [r for r in hits if r.get("memory_bytes")
                 and abs(r["memory_bytes"] - memory_bytes) <= 0.06 * r["memory_bytes"]] or hits
-    return dict(hits[0]) if len(hits) == 1 else None
+    if not hits:
+        return None
+    out = dict(hits[0]) if len(hits) == 1 else _smallest(hits)
+    out["match"] = match
+    return out

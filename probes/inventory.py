@@ -290,7 +290,8 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     name = rec.get("display_name") or pretty_name(display, source.get("pci_ids_device"))
     if not name and (source.get("curated") or {}).get("name"):
         name = pretty_name(display, source["curated"]["name"])
-    if not name:
+    unnamed = not name
+    if unnamed:
         name = f"{display or 'PCI'} device {vid}:{did}"
     details = {
         "pci_class": f"0x{rec.get('class') or ''}",
@@ -339,7 +340,7 @@ def _pci_device(rec: dict, tables: dict) -> dict:
         "readiness": "unknown", "readiness_reason": None, "fix": None,
         "details": details,
         "_family": rec.get("family") or "generic", "_nodes": nodes,
-        "_drivers": [rec.get("driver")],
+        "_drivers": [rec.get("driver")], "_unnamed": unnamed,
     }
 
 
@@ -802,19 +803,32 @@ def _segment_form(dev: dict, entry: dict, spec: dict | None) -> tuple[str | None
 
 def _facts(dev: dict, family: str) -> None:
     """Device.family and the dated facts the family data holds for this device: memory size
-    and bandwidth (kept when the driver or NVML measured them), segment and form."""
+    and bandwidth (kept when the driver or NVML measured them; an id sold in several sizes is
+    budgeted at the smallest, every size listed, until the driver says which), compute
+    capability or gfx target, generation, peak FP32, the package a die belongs to, segment and
+    form; the row's name where no id database named the device."""
     entry = _fam(family)
     fid = entry.get("id")
     details = dev["details"]
+    unnamed = dev.pop("_unnamed", False)
     dev["family"] = fid
     details["family"] = fid
     soc = f"{dev.get('vendor')},{details['soc']}" if details.get("soc") else None
+    # the naming table's memory figure gives way to the family's specification row
+    table = details.get("memory_source") == "table"
     spec = families.device_spec(fid, pci_id=dev.get("pci_id"), usb_id=dev.get("usb_id"),
                                 soc=soc, name=" ".join(filter(None, (dev.get("name"), details.get("board")))),
-                                memory_bytes=details.get("memory_bytes"))
+                                memory_bytes=None if table else details.get("memory_bytes"),
+                                subsystem=details.get("subsystem_id"), revision=details.get("revision"))
+    if table and spec and spec.get("memory_bytes"):
+        details.pop("memory_bytes", None)
+        details.pop("memory_source", None)
     if spec and spec.get("memory_bytes") and not details.get("memory_bytes"):
         details["memory_bytes"] = spec["memory_bytes"]
         details["memory_source"] = "specification"
+        if spec.get("memory_sizes_bytes"):
+            details["memory_sizes_bytes"] = spec["memory_sizes_bytes"]
+            details["memory_source"] = "specification (smallest size)"
     if details.get("memory_bandwidth_gbps"):
         details.setdefault("memory_bandwidth_source", "nvml")     # NVML's clock x bus width
     elif spec and spec.get("memory_bandwidth_gbps"):
@@ -825,8 +839,42 @@ def _facts(dev: dict, family: str) -> None:
         details["memory_bandwidth_source"] = None
     details.setdefault("memory_bytes", None)
     if spec:
-        details["specification"] = {k: spec.get(k) for k in ("name", "as_of", "source", "review_by")}
+        _spec_facts(dev, spec, unnamed)
     details["segment"], details["form"] = _segment_form(dev, entry, spec)
+
+
+def _spec_facts(dev: dict, spec: dict, unnamed: bool) -> None:
+    details = dev["details"]
+    for key in ("generation", "gfx_target", "memory_type"):
+        if spec.get(key) and not details.get(key):
+            details[key] = spec[key]
+    if spec.get("compute_capability") and details.get("compute_capability") is None:
+        details["compute_capability_str"] = spec["compute_capability"]
+        details["compute_capability"] = _cc_float(spec["compute_capability"])
+        details["compute_capability_source"] = "specification"
+    if spec.get("fp32_gflops") and not details.get("peak_fp32_gflops"):
+        details["peak_fp32_gflops"] = spec["fp32_gflops"]
+    if spec.get("compute_units") and not details.get("compute_units"):
+        details["compute_units"] = spec["compute_units"]
+    if spec.get("mobile"):
+        details["mobile"] = True
+    if spec.get("package"):
+        details["package"] = dict(spec["package"])
+    details["specification"] = {k: spec.get(k) for k in ("name", "as_of", "source", "review_by",
+                                                         "match")}
+    if spec.get("tops_int8") and not details.get("tops_int8_spec"):
+        details["tops_int8_spec"] = spec["tops_int8"]
+    if spec.get("name") and spec.get("match") == "id" and (unnamed or spec.get("names_every_product")):
+        display = (ids_vendor_display(dev) or "").strip()
+        dev["name"] = spec["name"] if not display or spec["name"].lower().startswith(
+            display.lower()) else f"{display} {spec['name']}"
+
+
+def ids_vendor_display(dev: dict) -> str | None:
+    from accelgui.probes import ids
+
+    vid = (dev.get("pci_id") or "").partition(":")[0]
+    return (ids.vendor_info(vid) or {}).get("name") if vid else None
 
 
 _BUS_ORDER = {"pci": 0, "platform": 1, "usb": 2}

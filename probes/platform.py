@@ -1,7 +1,9 @@
 """Platform probe: OS and release, kernel, machine, host name, virtualisation, container, cloud.
 
 All from files under the root: ``etc/os-release`` (or ``usr/lib/os-release``),
-``proc/sys/kernel/{osrelease,hostname}``, the DMI strings in ``sys/class/dmi/id/``,
+``proc/sys/kernel/{osrelease,hostname}``, the DMI strings in ``sys/class/dmi/id/``, the
+SecureBoot EFI variable in ``sys/firmware/efi/efivars/``, the names of out-of-tree (DKMS)
+kernel modules under ``lib/modules/<release>/{updates,extra}/``,
 ``/.dockerenv``, ``run/.containerenv``, ``run/systemd/container`` and the cgroup file. The
 cloud provider and instance type come from DMI alone: no metadata service is ever contacted.
 Only the live system adds uname, ``socket.gethostname()`` and the environment.
@@ -250,6 +252,58 @@ def virtualization(ctx, hv: str | None, kernel: str | None, flags: list[str]) ->
     return hv.lower() if hv else None
 
 
+# ------------------------------------------------------------------ Secure Boot, DKMS modules
+
+SECURE_BOOT_VAR = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e0c5bc6c2d0c"
+# where out-of-tree modules go: DKMS installs into updates/dkms (Debian, Ubuntu, Fedora) or
+# extra (RHEL, SUSE, older DKMS); vendor installers use updates/ or extra/ too
+_MODULE_DIRS = ("updates/dkms", "updates", "extra")
+_MODULE_FILE = re.compile(r"^([A-Za-z0-9_-]+)\.ko(\.(xz|gz|zst|bz2))?$")
+MAX_MODULES = 64
+
+
+def secure_boot(ctx) -> bool | None:
+    """Whether UEFI Secure Boot is on: the SecureBoot EFI variable (4 attribute bytes, then one
+    value byte, 1 = on). False on a live system booted without UEFI, or whose firmware has no
+    SecureBoot variable; None when it cannot be told (a recorded tree without the variable)."""
+    data = ctx.read_bytes(SECURE_BOOT_VAR, limit=64)
+    if data is not None and len(data) >= 5:
+        return data[4] == 1
+    if data is not None:
+        return None                     # a short read: not a value to trust
+    if ctx.live:
+        if not ctx.exists("sys/firmware/efi"):
+            return False                # legacy BIOS boot: there is no Secure Boot
+        if ctx.is_dir("sys/firmware/efi/efivars") and ctx.listdir("sys/firmware/efi/efivars"):
+            return False                # UEFI variables readable, no SecureBoot among them
+    return None
+
+
+def out_of_tree_modules(ctx, release: str | None) -> list[dict]:
+    """Kernel modules installed outside the kernel's own tree for the running kernel
+    (``lib/modules/<release>/updates/dkms``, ``updates``, ``extra``, and up to two levels of
+    folders below them): ``[{"name": "nvidia", "path": "/lib/modules/<release>/updates/dkms/nvidia.ko.zst"}]``,
+    sorted by path. A module here that is not loaded on a machine with Secure Boot on is the
+    sign of a DKMS signing key that was never enrolled."""
+    if not release or "/" in release or release in (".", ".."):
+        return []
+    out: dict[str, dict] = {}
+    base = f"lib/modules/{release}"
+    for sub in _MODULE_DIRS:
+        folder = f"{base}/{sub}"
+        stack = [(folder, 0)]
+        while stack and len(out) < MAX_MODULES:
+            rel, level = stack.pop()
+            for name in ctx.listdir(rel):
+                path = f"{rel}/{name}"
+                match = _MODULE_FILE.match(name)
+                if match:
+                    out.setdefault("/" + path, {"name": match.group(1), "path": "/" + path})
+                elif level < 2 and ctx.is_dir(path):
+                    stack.append((path, level + 1))
+    return [out[k] for k in sorted(out)][:MAX_MODULES]
+
+
 def probe(ctx) -> dict:
     live = ctx.live
     if live and not on_linux():
@@ -283,6 +337,8 @@ def probe(ctx) -> dict:
         "container": detect_container(ctx),
         "cloud": cloud_from_dmi(dmi),
         "dmi": dmi,
+        "secure_boot": secure_boot(ctx),
+        "out_of_tree_modules": out_of_tree_modules(ctx, kernel),
     }
     return {"platform": result}
 
@@ -309,4 +365,6 @@ def _non_linux() -> dict:
         "container": None,
         "cloud": None,
         "dmi": {},
+        "secure_boot": None,
+        "out_of_tree_modules": [],
     }

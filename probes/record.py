@@ -31,7 +31,7 @@ import os
 import re
 import stat
 
-from accelgui.probes import families
+from accelgui.probes import families, memory
 from accelgui.probes.context import ProbeContext
 
 MAX_BYTES = 1 << 20
@@ -406,6 +406,7 @@ def record_tree(dest: str, source_root: str = "/") -> int:
     _proc(r)
     _cpu(r)
     _dmi(r)
+    memory.record_inputs(r, _scrub_ids)     # SMBIOS type 17 (no serials), SoC id, cgroup limits
     dev_names: set[str] = set()
     buses = {"pci": _bus_devices(r, "pci", _PCI_FILES, dev_names),
              "usb": _bus_devices(r, "usb", _USB_FILES, dev_names),

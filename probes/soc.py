@@ -6,10 +6,18 @@ the RK3588) with a devfreq entry of the same name, bound to the vendor ``RKNPU``
 (a DRM device, usually ``renderD129``) or to the mainline ``rocket`` accel driver. NVIDIA
 Jetson GPUs are platform devices ``17000000.gpu`` / ``17000000.ga10b`` (Orin),
 ``17000000.gv11b`` (Xavier), ``57000000.gpu`` (Nano), driven by nvgpu (``gk20a``).
+
+Other SoC GPUs are DRM render nodes of a platform device: ``sys/class/drm/renderDN/device``
+is the device-tree node's platform device, and its ``of_node/compatible`` (``apple,agx-t8103``
+on an M1 under Asahi Linux, driven by ``asahi``) names the GPU through the specification rows
+of a GPU family that claims SoCs (``data/families/apple-gpu.json``). Where the node carries a
+generic compatible only, the machine's SoC compatible (``apple,t8103``) names it, provided
+the bound driver is one of that family's.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from accelgui.probes.context import ProbeContext
@@ -150,6 +158,84 @@ def _qualcomm_dsp(ctx, compat) -> dict | None:
             "details": {}}
 
 
+def _dt_gpu_index() -> dict[str, tuple[str, dict]]:
+    """{device-tree compatible: (family id, spec row)} over the GPU families that claim SoCs."""
+    from accelgui.probes import families
+
+    out: dict[str, tuple[str, dict]] = {}
+    for fid, entry in families.load_families().items():
+        if entry.get("kind") != "gpu" or not (entry.get("claims") or {}).get("soc"):
+            continue
+        for row in (entry.get("specs") or {}).get("devices") or ():
+            for cid in row.get("ids") or ():
+                if "," in cid and ":" not in cid:
+                    out.setdefault(cid.lower(), (fid, row))
+    return out
+
+
+def _memory(ctx: ProbeContext) -> dict:
+    meminfo = ctx.read_text("proc/meminfo") or ""
+    m = re.search(r"^MemTotal:\s+(\d+)\s+kB", meminfo, re.M)
+    if not m:
+        return {}
+    return {"memory_bytes": int(m.group(1)) * 1024,
+            "memory_source": "system memory (shared with the CPU)"}
+
+
+def _dt_gpus(ctx: ProbeContext, compat: list[str], platform: list[str], taken: set) -> list[dict]:
+    """GPUs of the SoC named by their device-tree node's compatible (Apple's AGX under Asahi
+    Linux), one device per platform device: the parents of DRM render nodes, and platform
+    devices whose own compatible a GPU family names (so a GPU with no driver bound, hence no
+    render node, is still found)."""
+    from accelgui.probes import families
+    from accelgui.probes.pci import child_nodes
+
+    index = _dt_gpu_index()
+    if not index:
+        return []
+    cands: dict[str, tuple[str, str | None]] = {}       # platform device -> (its folder, node)
+    for name in sorted(ctx.listdir("sys/class/drm")):
+        if not name.startswith("renderD"):
+            continue
+        real = ctx.realpath(f"sys/class/drm/{name}/device")
+        parent = os.path.basename(real) if real and real != "." else None
+        if parent and parent not in taken and parent not in cands and \
+                not re.match(r"^[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", parent):
+            cands[parent] = (real, name)
+    for name in platform:
+        if name in taken or name in cands:
+            continue
+        base = next((f"{b}/{name}" for b in _BASES[:3] if ctx.exists(f"{b}/{name}/of_node")), None)
+        if base:
+            cands[name] = (base, None)
+    out: list[dict] = []
+    for parent, (base, render) in cands.items():
+        own = [c.lower() for c in _strings(ctx, f"{base}/of_node/compatible")]
+        hit = next((index[c] for c in own if c in index), None)
+        driver = _driver(ctx, [parent]) or ctx.readlink(f"{base}/driver")
+        if hit is None and render:      # a generic node compatible: the machine's SoC names it
+            for c in compat:
+                cand = index.get(c.lower())
+                if cand and driver and driver in ((families.family(cand[0]) or {}).get("drivers") or {}):
+                    hit = cand
+                    break
+        if hit is None:
+            continue
+        fid, row = hit
+        entry = families.family(fid) or {}
+        soc_ids = [i for i in row.get("ids") or () if i in (entry.get("claims") or {}).get("soc", ())]
+        details = {"soc": soc_ids[0].split(",", 1)[1] if soc_ids else None,
+                   "compatible": own or None, "generation": row.get("generation"),
+                   "memory_shared": True}
+        details.update(_memory(ctx))
+        exact = _child_nodes(ctx, [parent]) or child_nodes(ctx, base)
+        out.append({"kind": "gpu", "vendor": entry.get("vendor"), "name": row.get("name"),
+                    "address": parent, "driver": driver, "family": fid,
+                    "platform_nodes": [parent], "nodes": _nodes(ctx, driver, exact),
+                    "details": {k: v for k, v in details.items() if v is not None}})
+    return out
+
+
 def probe(ctx: ProbeContext) -> dict:
     from accelgui.probes import ids
 
@@ -169,4 +255,6 @@ def probe(ctx: ProbeContext) -> dict:
                 _qualcomm_dsp(ctx, compat)):
         if dev:
             found.append(dev)
+    taken = {n for d in found for n in [d.get("address"), *(d.get("platform_nodes") or ())] if n}
+    found.extend(_dt_gpus(ctx, compat, platform, taken))
     return {"soc": {"compatible": compat, "model": model}, "soc_devices": found}

@@ -39,7 +39,7 @@ def c(l1d, l1d_n, l1i, l1i_n, l2, l2_n, l3=None, l3_n=None):
 EXPECTED = {
     "cpu-intel-desktop": dict(
         vendor_id="GenuineIntel", vendor="intel", arch="x86_64",
-        model_name="13th Gen Intel(R) Core(TM) i9-13900K", microarchitecture="alderlake",
+        model_name="13th Gen Intel(R) Core(TM) i9-13900K", microarchitecture="raptorlake",
         logical_cpus=32, online_cpus=32, threads_per_core=2, cores_per_socket=24, sockets=1,
         numa_nodes=1, max_mhz=5800.0, min_mhz=800.0, hypervisor_vendor=None,
         caches=c(896 * KIB, 24, 1280 * KIB, 24, 32 * MIB, 12, 36 * MIB, 1)),
@@ -338,6 +338,8 @@ def test_microarchitecture_matches_archspec_api(name, results):
     got = results[name]
     reference = cpu._microarchitecture_archspec(
         got["arch"], impl, got["flags"], part, impl, got["model_name"], info.first.get("uarch"))
+    if got["arch"] == "x86_64":     # parts newer than archspec's data: the dated table decides
+        reference = cpu._x86_uarch(impl, info.type, reference)[0]
     assert got["microarchitecture"] == reference
 
 

@@ -187,24 +187,29 @@ def test_every_family_claiming_a_vendor_names_it():
 # specifications, segment and form
 # ---------------------------------------------------------------------------------------
 
-def test_a_shared_id_is_told_apart_by_name_or_memory_and_never_guessed():
+def test_a_shared_id_is_told_apart_by_name_or_memory_else_budgeted_at_its_smallest_size():
     spec = families.device_spec("amd-gpu", pci_id="1002:744c", name="Radeon RX 7900 XT / 7900 XTX",
                                 memory_bytes=24 << 30)
     assert spec["memory_bandwidth_gbps"] == 960
     assert families.device_spec("amd-gpu", pci_id="1002:744c", name="Radeon RX 7900 XT",
                                 memory_bytes=20 << 30)["memory_bandwidth_gbps"] == 800
-    assert families.device_spec("intel-gpu", pci_id="8086:56a0", name="Arc A770") is None
+    both = families.device_spec("intel-gpu", pci_id="8086:56a0", name="Arc A770")
+    assert (both["memory_bytes"], both["memory_bandwidth_gbps"]) == (8 << 30, 512)
+    assert both["memory_sizes_bytes"] == [8 << 30, 16 << 30] and both["match"] == "id"
     assert families.device_spec("intel-gpu", pci_id="8086:56a0", name="Arc A770",
                                 memory_bytes=16 << 30)["memory_bandwidth_gbps"] == 560
 
 
-def test_a_card_no_id_row_names_is_found_by_its_longest_name():
-    assert families.device_spec("nvidia-gpu", pci_id="10de:2782",
-                                name="NVIDIA GeForce RTX 4070 Ti")["memory_bandwidth_gbps"] == 504
-    assert families.device_spec("nvidia-gpu", pci_id="10de:2705",
-                                name="NVIDIA GeForce RTX 4070 Ti SUPER")["memory_bandwidth_gbps"] == 672
-    assert families.device_spec("nvidia-wsl", name="NVIDIA GeForce RTX 4090")["memory_bandwidth_gbps"] == 1008
+def test_a_device_no_id_row_names_is_matched_by_its_model_words_only():
+    wsl = families.device_spec("nvidia-wsl", name="NVIDIA GeForce RTX 4090")
+    assert wsl["memory_bandwidth_gbps"] == 1008 and wsl["match"] == "name"
     assert families.device_spec("nvidia-gpu", name="NVIDIA GeForce RTX 9999") is None
+    # a suffix is a different product: never the desktop card's figures
+    for name in ("NVIDIA GeForce RTX 4090 Laptop GPU", "AD103M [GeForce RTX 4090 Mobile / Max-Q]"):
+        laptop = families.device_spec("nvidia-wsl", name=name)
+        assert laptop is None or laptop["memory_bytes"] <= 16 << 30, name
+    ti = families.device_spec("nvidia-wsl", name="NVIDIA GeForce RTX 3060 Ti")
+    assert ti is None or ti["memory_bytes"] == 8 << 30
 
 
 def _seg(family, name, integrated=False, bus="pci"):

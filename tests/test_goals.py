@@ -110,7 +110,8 @@ def test_gpu_route_ranks_serving_before_training_for_serve_llm():
 def test_goal_reorders_the_cpu_and_llm_routes_on_a_recorded_tree(trees):
     dgx = trees["acc-dgx-h100"]
     sa = {g: _route(dgx, "software-acceleration", g).next_steps for g in (None, "serve-llm", "train")}
-    assert sa["serve-llm"].index("software-acceleration.llm-inference-cpu") < 4, sa
+    # an accelerator node serves LLMs on its GPUs: vLLM after the GPU check, not llama.cpp on the CPU
+    assert sa["serve-llm"].index("software-acceleration.vllm-serving") < 4, sa
     assert "software-acceleration.xla-jit" not in sa["serve-llm"][:4], sa
     cpu = {g: _route(dgx, "cpu", g).next_steps for g in (None, "hpc", "serve-llm")}
     assert "cpu.numba-jit" in cpu["hpc"] and "cpu.simd-native" in cpu["hpc"], cpu

@@ -1144,6 +1144,69 @@ def test_choosing_a_goal_saves_it_and_reranks_the_next_steps_without_probing(qtb
     assert "routes for your goal" not in texts(show(window, "routes"))
 
 
+def goal_lines(view) -> list[str]:
+    texts(view)
+    return [w.text() for w in view.findChildren(QLabel, "goalLine") if w.isVisibleTo(view)]
+
+
+def test_a_saved_goal_is_shown_on_the_overview_and_routes_page_and_clearable(qtbot):
+    from accelgui import progress
+
+    progress.set_goal("hpc")                    # saved by an earlier run: it ranks this one too
+    window = advised_window(qtbot, built_rich_report())
+    assert window.live_report.advice["goal_source"] == "saved"
+    line = ("Goal: Scientific / HPC computing (saved; choose “No particular goal” or run "
+            "accelgui --goal none to clear it)")
+    assert goal_lines(show(window, "overview")) == [line]
+    assert goal_lines(show(window, "routes")) == [line]
+    window.set_language("zh_CN")
+    settle(qtbot, window)
+    zh = goal_lines(show(window, "overview"))
+    assert zh and zh[0].startswith("\u76ee\u6807\uff1a") and "--goal none" in zh[0]
+    window.set_language("en")
+    settle(qtbot, window)
+    picker = window.overview.goal_picker
+    picker.setCurrentIndex(0)                   # "No particular goal"
+    picker.activated.emit(0)
+    settle(qtbot, window)
+    assert progress.load_goal() is None and window.live_report.advice["goal"] is None
+    assert goal_lines(show(window, "overview")) == [] and goal_lines(show(window, "routes")) == []
+
+
+def test_the_overview_shows_the_reports_own_start_here_with_its_reasons(qtbot):
+    """The Overview reads "Start here" from the report (advice.start_here), not from its own
+    ranking: a report that says otherwise is shown as it says, reasons included."""
+    from accelgui.export.advice import build
+    from accelgui.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    report = built_rich_report()
+    report = report.replace(routes=advisor_assess(report, kb))
+    advice = build(report.routes, kb)
+    advice["start_here"] = advice["start_here"][::-1]
+    advice["start_here"][0]["reason_msg"] = {"en": "because the report says so", "zh": "\u56e0\u4e3a"}
+    window = make_window(qtbot, report.replace(advice=advice))
+    assert shown_next_steps(window) == [e["title"] for e in advice["start_here"]]
+    reasons = [w.text() for w in window.overview.findChildren(QLabel, "startReason")]
+    assert reasons[0] == "because the report says so" and len(reasons) == len(advice["start_here"])
+
+
+def test_the_apps_own_goal_option_saves_and_clears(capsys):
+    from accelgui import progress
+    from accelgui.gui.app import apply_goal
+
+    assert apply_goal("hpc") is None and progress.load_goal() == "hpc"
+    assert apply_goal("none") is None and progress.load_goal() is None
+    assert "Goal cleared" in capsys.readouterr().err
+    assert "unknown goal 'fly'" in apply_goal("fly") and progress.load_goal() is None
+
+
+def advisor_assess(report, kb):
+    from accelgui import advisor
+
+    return advisor.assess(report, kb)
+
+
 def test_the_goal_picked_in_the_app_is_the_one_the_cli_ranks_for(qtbot):
     from accelgui import progress
 
@@ -1209,12 +1272,13 @@ def test_overview_next_steps_leave_out_steps_ticked_since_the_advice():
 
     kb = load_knowledge()
     report = built_rich_report()
-    report = report.replace(routes=advisor.assess(report, kb))
+    report = report.replace(routes=advisor.assess(report, kb))     # an older report: no advice
     before = top_next_steps(report, kb)
     assert len(before) == 3 and all(kb.steps[s]["route"] == r for r, s in before)
+    assert [s for _, s in before] == advisor.overall_next_steps(report.routes, kb, 3)
+    # the report's "Start here" without the ticked step, until the new advice arrives
     after = top_next_steps(report, kb, done={before[0][1]})
-    assert [s for _, s in after] == [s for s in advisor.overall_next_steps(report.routes, kb, 4)
-                                     if s != before[0][1]][:3]
+    assert after == before[1:]
 
 
 def test_a_hand_edited_unknown_goal_counts_as_none_in_the_app(qtbot):
@@ -1228,3 +1292,26 @@ def test_a_hand_edited_unknown_goal_counts_as_none_in_the_app(qtbot):
     assert window.advice_error is None and window.live_report.routes
     assert window.overview.goal_picker.goal() is None
     assert shown_next_steps(window) == advisor_next_steps(built_rich_report(), frozenset(), None)
+
+
+def test_overview_says_what_runs_at_a_usable_speed_and_what_merely_fits(qtbot):
+    """Before any benchmark: the CPU's figure comes from its memory's specification, a card
+    whose driver is missing is estimated for once it is installed, and the table shows the
+    largest model at a usable speed beside the largest that fits."""
+    from accelgui.report import Device, Memory
+
+    GiB = 1 << 30
+    card = Device(kind="gpu", vendor="nvidia", name="NVIDIA GeForce RTX 4070", bus="pci",
+                  address="0000:01:00.0", pci_id="10de:2786", readiness="driver-missing",
+                  details={"memory_bytes": 12 * GiB, "memory_bandwidth_gbps": 504})
+    report = cpu_only_report().replace(
+        devices=[card], benchmarks=None,
+        memory=Memory(total_bytes=64 * GiB, available_bytes=60 * GiB, bandwidth_spec_gbps=89.6,
+                      bandwidth_spec_source="smbios"))
+    window = make_window(qtbot, report)
+    window.advise("live")
+    settle(qtbot, window)
+    shown = texts(show(window, "overview"))
+    assert "Runs at a usable speed (5+ tokens/s)" in shown and "Largest that fits" in shown
+    assert "(once its driver is installed)" in shown
+    assert shown.count("tokens/s (specification)") >= 2      # the card and the CPU

@@ -260,7 +260,7 @@ def _dev(kind, vendor, readiness="ready", integrated=False, bus="pci", **details
 OFFICE_PC = _report(devices=[_dev("gpu", "intel", integrated=True)])
 MACHINES = {
     "office-pc": (OFFICE_PC, {"cpu": "ready", "gpu": "remote", "tpu": "remote",
-                              "fpga": "remote", "asic": "ready", "edge": "remote",
+                              "fpga": "remote", "asic": "remote", "edge": "remote",
                               "cloud": "ready"}),
     "rtx4090": (_report(devices=[_dev("gpu", "nvidia", compute_capability=8.9)],
                         packages={"numpy": "2", "torch": "2.9"}), {"gpu": "ready"}),
@@ -280,7 +280,7 @@ MACHINES = {
                                packages={"openvino": "2025.3"}), {"edge": "ready"}),
     "raspberry-pi-5": (_report(arch="aarch64", features=("neon", "asimd"), cpus=4, mem_gib=7.8,
                                packages={"numpy": "2", "onnxruntime": "1.23"}),
-                       {"edge": "ready", "cpu": "ready", "asic": "ready", "gpu": "remote"}),
+                       {"edge": "ready", "cpu": "ready", "asic": "remote", "gpu": "remote"}),
     "jetson-orin": (_report(arch="aarch64", features=("neon",), cpus=6,
                             devices=[_dev("gpu", "nvidia", integrated=True, bus="platform",
                                           compute_capability=8.7)],
@@ -288,7 +288,7 @@ MACHINES = {
                     {"edge": "ready", "gpu": "ready"}),
     "alveo-server": (_report(mem_gib=64, devices=[_dev("fpga", "xilinx")]), {"fpga": "ready"}),
     "small-vm": (_report(cpus=2, mem_gib=3.8, features=("sse4_2",)),
-                 {"cpu": "ready", "asic": "ready", "cloud": "ready"}),
+                 {"cpu": "ready", "asic": "remote", "cloud": "ready"}),
 }
 
 

@@ -44,19 +44,11 @@ def step_text(step_id: str, lang: str = "en") -> str:
 
 
 def start_here(report, lang: str = "en", n: int = 3) -> list[tuple[str, str]]:
-    """The advisor's first ``n`` steps over all routes for this machine and this learner (its
-    own accelerators first, the goal the routes were assessed for), as (step, route) titles."""
-    kb = _kb()
-    if kb is None or not report.routes:
-        return []
-    from accelgui.advisor import overall_next_steps
+    """(step, route) titles of the report's "Start here" (its ``advice``, or the same computed
+    once for an older report: accelgui.export.advice), the first ``n``."""
+    from accelgui.export.advice import start_rows
 
-    titles = {r.id: route_title(r, lang) for r in report.routes}
-    out = []
-    for sid in overall_next_steps(report.routes, kb, n=n):
-        route = (kb.steps.get(sid) or {}).get("route")
-        out.append((step_title(sid, lang) or clean(sid), titles.get(route, clean(route or ""))))
-    return out
+    return [(clean(step), clean(route)) for step, route, _why in start_rows(report, lang)[:n]]
 
 
 def first_step_text(route, lang: str = "en") -> str:

@@ -11,7 +11,8 @@ from accelgui.export.facts import (cache_text, cpu_topology, device_highlights, 
                                    dmi_text, hostname_text, is_redacted, key_features)
 from accelgui.export.labels import label, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, or_unknown
-from accelgui.export.route_text import first_reason_text, first_step_text, route_title, start_here
+from accelgui.export.advice import goal_line, start_rows
+from accelgui.export.route_text import first_reason_text, first_step_text, route_title
 from accelgui.export.sanitize import clean
 from accelgui.export.table import Table
 
@@ -119,10 +120,12 @@ def build_sections(report, lang: str = "en") -> list[Table]:
 
     sections.extend(benchmark_sections(report, lang))   # accelgui/export/benchmarks.py
 
-    first = start_here(report, lang)
-    if first:
-        sections.append(Table("start_here", L("start_here"), [L("step"), L("route")],
-                              [[step, route] for step, route in first], col_widths=[60, 40]))
+    first = start_rows(report, lang)          # the report's advice (accelgui.export.advice)
+    goal = goal_line(report, lang)
+    if first or goal:
+        sections.append(Table("start_here", L("start_here"), [L("step"), L("route"), l10n.tr("advice.label.why", lang)],
+                              [[clean(step), clean(route), clean(why)] for step, route, why in first],
+                              note=clean(goal) if goal else None, col_widths=[36, 24, 40]))
     if report.routes:
         rrows, rstat = [], []
         for r in report.routes:      # compact: the verdict, its first reason, the first step

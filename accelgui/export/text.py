@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from accelgui.export import benchmarks as EB
 from accelgui.export import common as C
+from accelgui.export.advice import goal_line, start_rows
 from accelgui.l10n import field_text
 
 
@@ -121,10 +122,16 @@ def render(report, lang: str = "en") -> str:
 
     # where to start (as the other formats: before the routes), then the routes: a compact
     # table (route, verdict, first reason), the first step under each
-    first = C.start_here(report, lang)
-    if first:
+    first = start_rows(report, lang)          # the report's advice (accelgui.export.advice)
+    goal = goal_line(report, lang)
+    if first or goal:
         out.append(head("start_here"))
-        out.extend(f"  {i}. {_cut(step, 80)} ({route})" for i, (step, route) in enumerate(first, 1))
+        if goal:
+            out.append(f"  {C.clean(goal)}")
+        for i, (step, route, why) in enumerate(first, 1):
+            out.append(f"  {i}. {_cut(C.clean(step), 80)} ({C.clean(route)})")
+            if why:
+                out.append(f"     {_cut(C.clean(why), 110)}")
     if report.routes:
         out.append(head("routes"))
         rows = [(_cut(C.route_title(r, lang), 40), C.word(r.status, lang), C.first_reason_text(r, lang),

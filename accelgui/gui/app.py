@@ -51,7 +51,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--page", default=None, metavar="NAME",
                    help="page to open first: overview, hardware, benchmarks, routes, reports... "
                         "(default: the last one shown)")
+    p.add_argument("--goal", default=None, metavar="GOAL",
+                   help="learning goal to rank the next steps for (saved with your progress); "
+                        "'none' clears the saved goal")
     return p
+
+
+def apply_goal(goal: str | None) -> str | None:
+    """``--goal``: save the goal (``none`` clears it) as the picker would, and say so on stderr.
+    Returns an error text for an unknown goal (None: done)."""
+    if goal is None:
+        return None
+    from accelgui import advisor, l10n
+    from accelgui.progress import set_goal
+
+    goal = None if goal.strip().lower() in ("none", "") else goal
+    try:
+        advisor.check_goal(goal)
+    except ValueError as exc:
+        return str(exc)
+    before = set_goal(goal)
+    lang = l10n.lang_code(os.environ.get("LC_ALL") or os.environ.get("LANG"))
+    if goal:
+        text = l10n.tr("advice.goal.set", lang, goal=advisor.goal_label(goal, lang))
+    elif before:
+        text = l10n.tr("advice.goal.cleared", lang, goal=advisor.goal_label(before, lang)
+                       if before in advisor.GOALS else before)
+    else:
+        text = l10n.tr("advice.goal.none_saved", lang)
+    sys.stderr.write(f"accelgui: {text}\n")
+    return None
 
 
 def app_icon() -> QIcon:
@@ -151,6 +180,10 @@ def run_app(argv: list[str] | None = None) -> int:
         return 2
     if args.report and not os.path.isfile(args.report):
         sys.stderr.write(f"accelgui: --report {args.report}: no such file\n")
+        return 2
+    problem = apply_goal(args.goal)
+    if problem:
+        sys.stderr.write(f"accelgui: --goal: {problem}\n")
         return 2
     from accelgui.gui import settings
     from accelgui.gui.main_window import PAGES, AppOptions, MainWindow

@@ -94,15 +94,19 @@ def advise_report(report, knowledge_dir: str | None = None, lang: str = "en"):
     """The advisor's routes and estimates (texts in ``lang``), with this user's progress and
     goal (both read from the progress file, the one the CLI's ``--done`` and ``--goal`` write).
 
-    Same as accelgui.cli.advise, plus the language of the reasons.
+    Same as accelgui.cli.advise, plus the language of the reasons: the advice ("Start here"
+    and the goal, accelgui.export.advice) is built here, once, and every view reads it.
     """
     from accelgui import advisor
+    from accelgui.export.advice import build
     from accelgui.knowledge import load_knowledge
 
     kb = load_knowledge(knowledge_dir)
     done = load_done_steps()
-    routes = advisor.assess(report, kb, done, lang=lang, goal=load_goal())
-    return report.replace(routes=routes, estimates=advisor.estimates(report, lang=lang))
+    goal = load_goal()
+    routes = advisor.assess(report, kb, done, lang=lang, goal=goal)
+    return report.replace(routes=routes, estimates=advisor.estimates(report, lang=lang),
+                          advice=build(routes, kb, lang=lang, goal_source="saved" if goal else None))
 
 
 def load_knowledge_base(knowledge_dir: str | None = None):

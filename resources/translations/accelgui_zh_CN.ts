@@ -1119,8 +1119,24 @@ all cores</source>
         <translation>可用于权重的内存</translation>
     </message>
     <message>
-        <source>Largest LLM that fits</source>
-        <translation>能装下的最大 LLM</translation>
+        <source>Runs at a usable speed (5+ tokens/s)</source>
+        <translation>以可用速度运行（每秒 5 个 token 以上）</translation>
+    </message>
+    <message>
+        <source>Largest that fits</source>
+        <translation>能装下的最大模型</translation>
+    </message>
+    <message>
+        <source>{model}, ~{n} tokens/s</source>
+        <translation>{model}，约 {n} tokens/s</translation>
+    </message>
+    <message>
+        <source>(once its driver is installed)</source>
+        <translation>（安装驱动之后）</translation>
+    </message>
+    <message>
+        <source>(once a compute runtime is installed)</source>
+        <translation>（安装计算运行时之后）</translation>
     </message>
     <message>
         <source>Decode speed</source>

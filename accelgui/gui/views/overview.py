@@ -9,7 +9,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from accelgui.advisor import overall_next_steps, source_kind
+from accelgui.advisor import source_kind
+from accelgui.export.advice import START_HERE_N, goal_line, start_entries
 from accelgui.gui.views.goal import GoalPicker, assessed_goal
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
@@ -33,23 +34,18 @@ def step_title(step_id: str, kb, lang: str) -> str:
     return tr_obj(step.get("title"), lang) if step else step_id
 
 
-def top_next_steps(report, kb, done=frozenset(), limit: int = 3,
-                   goal: str | None = None) -> list[tuple[str, str]]:
-    """[(route id, step id)]: the advisor's overall next steps (advisor.overall_next_steps:
-    this machine's own accelerators first, then the CPU basics, ranked for ``goal``, by
-    default the goal the routes were assessed for), without the steps in ``done`` (ticked
-    since the advisor last ran); each step with the route it belongs to."""
+def top_next_steps(report, kb=None, done=frozenset(), limit: int = START_HERE_N) -> list[tuple[str, str]]:
+    """[(route id, step id)]: the report's "Start here" (its ``advice``, built once with the
+    report; for an older report the same, computed once: accelgui.export.advice), without the
+    steps in ``done`` (ticked since the advisor last ran; the new advice follows at once)."""
     done = frozenset(done or ())
-    steps = overall_next_steps(report.routes, kb, limit + len(done), goal)
-    picked = []
-    for step in steps:
-        if step in done:
-            continue
-        data = kb.steps.get(step) if kb is not None else None
-        route = (data or {}).get("route") or next(
-            (r.id for r in report.routes if step in r.next_steps), "")
-        picked.append((route, step))
-    return picked[:limit]
+    return [(e.get("route") or "", e["step"]) for e in start_entries(report)
+            if e["step"] not in done][:limit]
+
+
+def _entry_text(entry: dict, field: str, lang: str) -> str:
+    both = entry.get(f"{field}_msg")
+    return tr_obj(both, lang) if isinstance(both, dict) else str(entry.get(field) or "")
 
 
 class OverviewView(QWidget):
@@ -131,7 +127,7 @@ class OverviewView(QWidget):
             "machine": (r.cpu, r.memory, r.platform, common),
             "accelerators": (r.cpu, r.devices, r.probes, common),
             "verdict": (r.routes, state.kb, state.busy, state.advice_error, common),
-            "next_steps": (r.routes, state.kb, state.done, common),
+            "next_steps": (r.routes, r.advice, state.kb, state.done, common),
             "estimates": (r.estimates, common),
             "probe_problems": (r.probes, common),
         }
@@ -419,26 +415,38 @@ class OverviewView(QWidget):
         report, kb, lang = state.report, state.kb, state.lang
         if not report.routes:
             return
-        steps = top_next_steps(report, kb, state.done)
+        done = frozenset(state.done or ())
+        entries = [e for e in start_entries(report) if e["step"] not in done]
         card = Card()
         card.body.addLayout(self._next_steps_top(state))
-        if not steps:
+        goal = goal_line(report, lang, face="app")
+        if goal:
+            goal_label = muted(goal)
+            goal_label.setObjectName("goalLine")
+            card.body.addWidget(goal_label)
+        if not entries:
             card.body.addWidget(muted(self.tr("Nothing left to suggest: every step of the routes "
                                               "that fit this machine is done.")))
-        for i, (route_id, step_id) in enumerate(steps, 1):
+        for i, entry in enumerate(entries, 1):
+            route_id, step_id = entry.get("route") or "", entry["step"]
             step = kb.steps.get(step_id) if kb is not None else None
-            route = next((r for r in report.routes if r.id == route_id), None)
-            meta = [route_title(route, kb, lang) if route else route_id]
-            if step:
-                meta.append(level_text(step.get("level", "")))
-                if step.get("hours"):
-                    meta.append(self.tr("{hours} h").format(hours=step["hours"]))
+            meta = [_entry_text(entry, "route_title", lang) or route_id]
+            if entry.get("level"):
+                meta.append(level_text(entry["level"]))
+            if entry.get("hours"):
+                meta.append(self.tr("{hours} h").format(hours=entry["hours"]))
             text = (f"{i}. <a href='route:{html_escape(route_id)}'>"
-                    f"{html_escape(step_title(step_id, kb, lang))}</a>"
+                    f"{html_escape(_entry_text(entry, 'title', lang) or step_id)}</a>"
                     f" <span>— {html_escape(' · '.join(meta))}</span>")
             label = para(text, rich=True)
             label.linkActivated.connect(self._on_link)
             card.body.addWidget(label)
+            reason = _entry_text(entry, "reason", lang)
+            if reason:
+                why = muted(reason)
+                why.setObjectName("startReason")
+                why.setContentsMargins(18, 0, 0, 0)
+                card.body.addWidget(why)
             if step and step.get("summary"):
                 summary = muted(tr_obj(step["summary"], lang))
                 summary.setContentsMargins(18, 0, 0, 4)
@@ -468,6 +476,36 @@ class OverviewView(QWidget):
     def _goal_left(self) -> None:
         self._picker_focus = False
 
+    def _device_cell(self, dev: dict) -> str:
+        text = str(dev.get("device") or "?")
+        if dev.get("needs_driver"):
+            text += " " + self.tr("(once its driver is installed)")
+        elif dev.get("needs_runtime"):
+            text += " " + self.tr("(once a compute runtime is installed)")
+        return text
+
+    def _run_cells(self, dev: dict) -> tuple[str, str]:
+        """What a device can run: the largest model at a usable speed (with its speed and
+        where the bandwidth figure came from), and the largest that merely fits."""
+        source = self.tr("(measured bandwidth)") if source_kind(dev.get("bandwidth_source") or "") \
+            == "measured" else self.tr("(specification)")
+
+        def pick(p: dict) -> str:
+            speed = p.get("decode_tokens_per_s")
+            if not isinstance(speed, (int, float)):
+                return f"{p.get('size')} {p.get('quant')}"
+            return self.tr("{model}, ~{n} tokens/s").format(
+                model=f"{p.get('size')} {p.get('quant')}", n=fmt_num(speed))
+
+        big = dev.get("largest_fitting") or {}
+        usable = dev.get("largest_usable") or {}
+        if not big:
+            return self.tr("none of the listed sizes"), self.tr("none of the listed sizes")
+        if not isinstance(big.get("decode_tokens_per_s"), (int, float)):
+            return self.tr("needs a bandwidth figure"), pick(big)
+        first = pick(usable) + " " + source if usable else self.tr("none of the listed sizes")
+        return first, pick(big)
+
     def _render_estimates(self, state: ViewState) -> None:
         est = state.report.estimates
         if not isinstance(est, dict) or not est:
@@ -480,25 +518,14 @@ class OverviewView(QWidget):
             grid.setHorizontalSpacing(16)
             grid.setVerticalSpacing(4)
             headers = (self.tr("Device"), self.tr("Memory for weights"),
-                       self.tr("Largest LLM that fits"), self.tr("Decode speed"),
-                       self.tr("Fine-tuning fits"))
+                       self.tr("Runs at a usable speed (5+ tokens/s)"),
+                       self.tr("Largest that fits"), self.tr("Fine-tuning fits"))
             for col, text in enumerate(headers):
                 label = key_label(text)
                 grid.addWidget(label, 0, col)
             for row, dev in enumerate(devices[:6], 1):
-                big = dev.get("largest_fitting") or {}
-                speed = big.get("decode_tokens_per_s")
-                source = dev.get("bandwidth_source") or ""
-                cells = [
-                    str(dev.get("device") or "?"),
-                    fmt_bytes(dev.get("memory_bytes")),
-                    f"{big.get('size')} {big.get('quant')}" if big else self.tr("none of the listed sizes"),
-                    (self.tr("~{n} tokens/s").format(n=fmt_num(speed)) + " " +
-                     (self.tr("(measured bandwidth)") if source_kind(source) == "measured"
-                      else self.tr("(specification)")))
-                    if isinstance(speed, (int, float)) else self.tr("needs a bandwidth figure"),
-                    self._finetune_text(dev.get("finetune") or []),
-                ]
+                cells = [self._device_cell(dev), fmt_bytes(dev.get("memory_bytes")),
+                         *self._run_cells(dev), self._finetune_text(dev.get("finetune") or [])]
                 for col, text in enumerate(cells):
                     grid.addWidget(para(text), row, col)
             grid.setColumnStretch(0, 3)

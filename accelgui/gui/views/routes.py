@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QMes
                                QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from accelgui.advisor import goal_label, route_goals
+from accelgui.export.advice import goal_line
 from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewState, clear_layout,
                                        heading, html_escape, level_text, muted, para,
                                        scroll_page, status_text, tr_obj)
@@ -186,6 +187,11 @@ class RoutesView(QWidget):
             "through the cloud, an emulator or a simulator. Grey: not possible here. Open a "
             "route to see its learning path.")))
         goal = assessed_goal(state.report)
+        line = goal_line(state.report, state.lang, face="app") if goal else None
+        if line:
+            goal_text = muted(line)
+            goal_text.setObjectName("goalLine")
+            self._list.addWidget(goal_text)
         if goal:
             self._list.addWidget(muted(self.tr("The routes for your goal, {goal}, come first; "
                                                "change the goal under Next steps on the "
