@@ -17,12 +17,17 @@ docs/report-contract.md): the status is what is known, and ``qualifier`` names e
 fact that is unknown; the reasons say what is unknown (without a "get one" fix when the device
 is here and works). A *recommended* one that is unknown (the Python packages of a recorded
 tree, a benchmark not run) does not lower a verdict: the reasons name it, and "partial" is kept
-for something known to be missing.
+for something known to be missing. A driverless device never raises a verdict: a figure
+that is unknown only on devices that are not usable (no driver, the wrong driver, no runtime)
+counts as not met. A requirement's fallback of simulation or emulation is said in the reasons
+("followed here by simulation, not on the hardware"), so such a route never reads as hands-on.
 
 Next steps per route (at most ``MAX_STEPS``): steps not done; a step comes after its
 prerequisites (an undone prerequisite from another route is listed just before the step that
 needs it); among the steps whose prerequisites are satisfied, those this machine can run
 locally (all their "needs" met) come first, then by level, then by their order in the route.
+A ``prerequisites_any`` group is satisfied by the member that works on this machine's own
+accelerator, else one that runs here, else its first member.
 With a goal (``--goal``), the steps serving it (their ``goals`` list) come first, then those
 leading to such a step (a prerequisite of one), then the rest; a step that needs hardware
 this machine lacks still comes after every step that can be done here (now or after setup),
@@ -214,7 +219,7 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
 
 def _fallback_note(req: dict, lang: str) -> str | None:
     """How a route is followed when this requirement's hardware is not here ("followed here by
-    simulation, not on the hardware"): support.json fallback_notes."""
+    simulation, not on the hardware"): support.json advisor_notes."""
     return _note(f"fallback.{req.get('fallback', 'none')}", lang)
 
 
@@ -411,16 +416,18 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
                        ) -> list[str]:
     """Top ``n`` steps over all routes, for an overview.
 
-    Routes that use this machine's own accelerators come first (ready, then needs setup),
-    then the CPU fundamentals, then the other routes by verdict; hardware-design routes that
-    are "ready" only because the machine runs Linux come last unless ``goal`` (default: the
+    Routes that use this machine's own accelerators come first (ready, then needs setup, then
+    remote only for other hardware), then the CPU fundamentals, then the other routes by
+    verdict; a route that needs only software installed (a pip install) ranks as ready;
+    hardware-design routes that are followed by simulation come last unless ``goal`` (default: the
     goal the assessments were made for) is one they serve; routes serving the goal lead.
     A step that cannot run here (``remote_steps``) leads only when no local step is left. With
     the knowledge base, steps of a tier are then ranked by the goal (those serving it, then
     those leading to one: :func:`_goal_ranks`), by level and by how many other steps build on
     them (foundations first: the CPU route's basics before a niche route's), always after
-    their own prerequisites; without it, round robin over the routes of a tier (each route's
-    list is already ranked for the goal)."""
+    their own prerequisites (of a ``prerequisites_any`` group, the member its route listed
+    before it); without it, round robin over the routes of a tier (each route's list is
+    already ranked for the goal)."""
     tier_of: dict = {}
     pos_of: dict = {}
     for r_index, a in enumerate(assessments):
@@ -564,7 +571,7 @@ def _software_only_setup(a, kb) -> bool:
 def _route_tier(a, goal: str | None, kb=None) -> tuple:
     """Where a route's steps stand in the overall list: routes that use this machine's own
     accelerators first, then the CPU fundamentals, then the rest by verdict; a route that is
-    "ready" only because the machine runs Linux (hardware design: ASIC, FPGA without a board)
+    followed by simulation (hardware design: ASIC, FPGA without a board)
     comes last unless it serves the chosen goal. With a goal, the routes serving it lead."""
     goals = route_goals()
     in_goal = bool(goal) and goal in goals.get(a.id, ())

@@ -41,6 +41,7 @@ class Platform(Record):
     cloud: dict | None = None
     dmi: dict = factory(dict)
     secure_boot: bool | None = None
+    out_of_tree_modules: list = factory(list)     # [{name, path}]: DKMS and other modules
 
 
 class Cpu(Record):

@@ -48,7 +48,7 @@ from accelgui.knowledge import load_knowledge, support
 __all__ = ["KnowledgeRuleError", "Fact", "evaluate", "validate", "describe_device",
            "device_label", "resolve_path", "OPERATORS", "DEVICE_FILTERS", "unusable_devices",
            "device_segment", "device_form", "device_support", "cuda_min_compute_capability",
-           "environment_label", "find_package"]
+           "environment_label", "find_package", "chip_cc_ceiling", "inference_only"]
 
 
 class KnowledgeRuleError(ValueError):
@@ -1110,8 +1110,10 @@ def _o_embedded_board(arg, report, lang):
     dmi = platform.get("dmi")
     if not arch or (dmi is None and arch in archs):
         return None, [Fact(support.text("embedded_boards", "unknown", lang), "unknown")]
-    board = arch in archs and not dmi and not platform.get("cloud") and \
-        not platform.get("virtualization")
+    if arch not in archs:           # an x86 or server ISA: not a near miss, nothing of the kind
+        text = support.text("embedded_boards", "no_arch", lang, arch=arch)
+        return (not want), [Fact(text, "ok" if not want else "absent")]
+    board = not dmi and not platform.get("cloud") and not platform.get("virtualization")
     text = support.text("embedded_boards", "yes" if board else "no", lang, arch=arch)
     return board == want, [Fact(text, "ok" if board == want else "miss")]
 

@@ -578,6 +578,17 @@ class _Ladder:
         dev["ladder"] = [self.steps[s] for s in LADDER]
 
 
+def _blocked_module(meta: dict, expected) -> dict | None:
+    """The out-of-tree (DKMS) module of one of the family's drivers that is on disk but not
+    loaded while Secure Boot is on: the kernel refused a module signed by a key it does not
+    trust (platform.secure_boot, platform.out_of_tree_modules), or None."""
+    if not meta.get("secure_boot") or not expected:
+        return None
+    names = {str(d).replace("-", "_") for d in expected}
+    return next((m for m in meta.get("out_of_tree_modules") or ()
+                 if isinstance(m, dict) and str(m.get("name", "")).replace("-", "_") in names), None)
+
+
 def _assess(dev: dict, software: dict, meta: dict) -> None:
     family = dev.pop("_family", "generic")
     nodes = dev.pop("_nodes", {}) or {}
@@ -606,8 +617,11 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     elif not drivers and inferred:
         ladder.step("driver", True, inferred, check="ok (inferred from its devfreq entry)")
     elif not drivers:
+        blocked = _blocked_module(meta, expected)
         ladder.stop("driver", "driver-missing", l10n.msg("devices.reason.no_driver"),
-                    fix("driver", l10n.msg("devices.fix.driver")))
+                    l10n.msg("devices.fix.secure_boot_mok", module=blocked["name"],
+                             where=blocked["path"]) if blocked
+                    else fix("driver", l10n.msg("devices.fix.driver")))
         return
     else:
         wrong_texts = spec.get("wrong_drivers") or {}
@@ -936,7 +950,11 @@ def finalize(sections: dict) -> dict:
     for key in ("nvidia_driver", "cuda_driver"):
         if nvml.get(key) and not toolkits.get(key):
             toolkits[key] = nvml[key]
-    priv.setdefault("container", (sections.get("platform") or {}).get("container"))
+    plat = sections.get("platform") or {}
+    priv.setdefault("container", plat.get("container"))
+    priv["software_meta"] = dict(priv.get("software_meta") or {},
+                                 secure_boot=plat.get("secure_boot"),
+                                 out_of_tree_modules=plat.get("out_of_tree_modules") or [])
     ours = build_devices(priv, software)
     theirs = [d for d in sections.get("devices") or ()
               if not any(o["bus"] == d.get("bus") and o["address"] == d.get("address")

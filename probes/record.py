@@ -256,6 +256,20 @@ def _cpu(r: _Recorder) -> None:
     r.copy("sys/hypervisor/properties/features")
 
 
+def _boot(r: _Recorder) -> None:
+    """The SecureBoot EFI variable and the names of the kernel modules installed outside the
+    kernel's tree (DKMS), which the platform probe reads for the "enrol the signing key" fix:
+    the variable's five bytes, and the module files as empty files of the same names."""
+    from accelgui.probes import platform
+
+    data = r.read(platform.SECURE_BOOT_VAR)
+    if data is not None:
+        r.put(platform.SECURE_BOOT_VAR, data[:64])
+    release = (r.read("proc/sys/kernel/osrelease") or b"").decode("utf-8", "replace").strip()
+    for module in platform.out_of_tree_modules(r.ctx, release):
+        r.put(module["path"].lstrip("/"), b"")
+
+
 def _dmi(r: _Recorder) -> None:
     base = "sys/class/dmi/id"
     r.copy_files(base, _DMI)
@@ -406,6 +420,7 @@ def record_tree(dest: str, source_root: str = "/") -> int:
     _proc(r)
     _cpu(r)
     _dmi(r)
+    _boot(r)
     memory.record_inputs(r, _scrub_ids)     # SMBIOS type 17 (no serials), SoC id, cgroup limits
     dev_names: set[str] = set()
     buses = {"pci": _bus_devices(r, "pci", _PCI_FILES, dev_names),

@@ -338,12 +338,21 @@ def _secure_boot_tree(tmp_path, on=True, module=True, bound=False) -> Path:
 
 
 def _report_of(root: Path) -> dict:
-    """The tree's report with the platform section as the probe writes it (the report record
-    keeps the fields the contract lists)."""
+    """The tree's report, end to end: the platform section keeps what the probe found."""
     report = _tree(root)
-    report["platform"] = dict(report["platform"],
-                              **platform_probe.probe(ProbeContext(root=str(root)))["platform"])
+    assert "secure_boot" in report["platform"] and "out_of_tree_modules" in report["platform"]
     return report
+
+
+def test_a_recorded_tree_keeps_secure_boot_and_the_dkms_module_names(tmp_path):
+    from accelgui.probes.record import record_tree
+
+    root = _secure_boot_tree(tmp_path)
+    copy = tmp_path / "copy"
+    record_tree(str(copy), source_root=str(root))
+    plat = _tree(copy)["platform"]
+    assert plat["secure_boot"] is True
+    assert {"nvidia", "nvidia-uvm", "nvidia-drm"} <= {m["name"] for m in plat["out_of_tree_modules"]}
 
 
 def test_platform_probe_reads_secure_boot_and_dkms_modules(tmp_path):
@@ -367,6 +376,11 @@ def test_secure_boot_blocking_a_dkms_driver_is_named_in_the_fix(tmp_path):
         assert "Secure Boot" in text and "mokutil --import /var/lib/dkms/mok.pub" in text
         assert "Enroll MOK" in text and "nvidia" in text
     assert "\u5b89\u5168\u542f\u52a8" in gpu.fix_msg["zh"] and "mokutil" in gpu.fix_msg["zh"]   # "Secure Boot"
+    # the device's own fix (Hardware page, ladder) says the same, not "install the driver"
+    card, = [d for d in _report_of(_secure_boot_tree(tmp_path / "dev"))["devices"] if d["kind"] == "gpu"]
+    assert card["readiness"] == "driver-missing"
+    assert "mokutil --import" in card["fix"] and "nvidia" in card["fix"]
+    assert card["fix_msg"]["id"] == "devices.fix.secure_boot_mok"
 
 
 @pytest.mark.parametrize("kw", [{"on": False}, {"module": False}])

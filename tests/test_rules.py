@@ -302,3 +302,34 @@ def test_every_shipped_rule_is_understood():
         for req in route["requirements"]:
             validate(req["rule"])               # raises with the key on anything unknown
             evaluate(req["rule"], report([H100, NPU, UHD770]))
+
+
+def test_embedded_board_and_training_take_booleans_and_are_checked_by_the_loader():
+    from accelgui.knowledge import check_rule
+
+    validate({"embedded_board": True})
+    validate({"device": {"kind": "accelerator", "training": True}})
+    with pytest.raises(KnowledgeRuleError, match="true or false"):
+        validate({"embedded_board": "yes"})
+    assert check_rule({"embedded_board": "yes"}, "r")
+    assert check_rule({"device": {"training": 1}}, "r")
+    assert not check_rule({"device": {"kind": "npu", "training": False}}, "r")
+
+
+def test_embedded_board_is_unknown_only_where_the_firmware_strings_decide():
+    arm = {"platform": {"os": "Linux", "machine": "aarch64"}, "cpu": {"arch": "aarch64"}}
+    assert evaluate({"embedded_board": True}, arm)[0] is None          # an old report: no dmi
+    x86 = {"platform": {"os": "Linux", "machine": "x86_64"}, "cpu": {"arch": "x86_64"}}
+    assert evaluate({"embedded_board": True}, x86)[0] is False
+    assert evaluate({"embedded_board": False}, x86)[0] is True
+
+
+def test_training_filter_passes_a_trainer_and_fails_an_inference_only_part():
+    trn = {"kind": "accelerator", "vendor": "aws", "name": "AWS Trainium2", "family": "aws-neuron",
+           "readiness": "ready"}
+    inf = dict(trn, name="AWS Inferentia2")
+    rule = {"device": {"kind": "accelerator", "training": True}}
+    assert evaluate(rule, {"devices": [trn]})[0] is True
+    value, facts = evaluate(rule, {"devices": [inf]})
+    assert value is False and "inference-only" in facts[0]
+    assert evaluate({"device": {"kind": "accelerator", "training": False}}, {"devices": [inf]})[0] is True
