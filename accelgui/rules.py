@@ -1113,6 +1113,10 @@ def _o_embedded_board(arg, report, lang):
     if arch not in archs:           # an x86 or server ISA: not a near miss, nothing of the kind
         text = support.text("embedded_boards", "no_arch", lang, arch=arch)
         return (not want), [Fact(text, "ok" if not want else "absent")]
+    vendor = str((report.get("cpu") or {}).get("vendor") or "").lower()
+    if vendor in (support.table("embedded_boards").get("pc_cpu_vendors") or {}):
+        text = support.text("embedded_boards", "pc_vendor", lang, arch=arch, vendor=vendor.title())
+        return (not want), [Fact(text, "ok" if not want else "miss")]
     board = not dmi and not platform.get("cloud") and not platform.get("virtualization")
     text = support.text("embedded_boards", "yes" if board else "no", lang, arch=arch)
     return board == want, [Fact(text, "ok" if board == want else "miss")]

@@ -182,7 +182,9 @@ def test_a_raspberry_pi_class_board_is_an_edge_device():
 
 
 @pytest.mark.parametrize("tree,edge", [("cpu-aarch64-board", True), ("cpu-arm-gb10", False),
-                                       ("cpu-aarch64-server", False)])
+                                       ("cpu-aarch64-server", False),
+                                       # a Mac under Asahi: device tree, no DMI, but a laptop
+                                       ("soc-asahi-m1", False), ("soc-asahi-m2", False)])
 def test_recorded_arm_trees(tree, edge):
     value, _ = rules.evaluate({"embedded_board": True}, _tree(tree))
     assert value is edge
