@@ -326,7 +326,7 @@ def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
 def _on_own_device(step: dict, kb, results: dict) -> bool:
     """The step works on this machine's own accelerator: one of its needs is a device
     requirement met here (usable now or to set up)."""
-    device_reqs = _device_requirements(kb, step.get("route"))
+    device_reqs = device_requirements(kb, step.get("route"))
     return any(n in device_reqs and n in results and _state(results[n][2], results) in ("met", "setup")
                for n in step.get("needs") or ())
 
@@ -510,7 +510,7 @@ def _hands_on_steps(assessments: list, kb, steps) -> set:
     they come before the steps any computer can do, so a Coral or Hailo owner starts with the
     device."""
     routes = {a.id: a for a in assessments if getattr(a, "uses_device", False)}
-    device_reqs = {rid: _device_requirements(kb, rid) for rid in routes}
+    device_reqs = {rid: device_requirements(kb, rid) for rid in routes}
     out = set()
     for s in steps:
         step = kb.steps.get(s) or {}
@@ -525,7 +525,7 @@ def _hands_on_steps(assessments: list, kb, steps) -> set:
     return out
 
 
-def _device_requirements(kb, route_id: str) -> set:
+def device_requirements(kb, route_id: str) -> set:
     """The ids of a route's requirements whose rule asks for a device."""
     def asks_device(rule) -> bool:
         if isinstance(rule, dict):
@@ -562,7 +562,7 @@ def _software_only_setup(a, kb) -> bool:
     "setup" blocking items is a device requirement (knowledge base needed to tell)."""
     if kb is None or not getattr(kb, "routes", None):
         return False
-    device_reqs = _device_requirements(kb, a.id)
+    device_reqs = device_requirements(kb, a.id)
     setup = [b.get("requirement") for b in getattr(a, "blocking", None) or ()
              if isinstance(b, dict) and b.get("state") == "setup"]
     return bool(setup) and not any(r in device_reqs for r in setup)

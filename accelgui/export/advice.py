@@ -60,9 +60,7 @@ def build(routes, kb=None, lang: str = "en", goal_source: str | None = None,
     by_id = {a.id: a for a in routes}
     remote = {r.get("step"): r for a in routes for r in getattr(a, "remote_steps", None) or ()
               if isinstance(r, dict)}
-    kb_steps = getattr(kb, "steps", None) or {}
-    kb_routes = getattr(kb, "routes", None) or {}
-    start = [_entry(sid, routes, by_id, remote, kb_steps, kb_routes, goal, lang) for sid in steps[:n]]
+    start = [_entry(sid, routes, by_id, remote, kb, goal, lang) for sid in steps[:n]]
     return {
         "goal": goal,
         "goal_source": goal_source if goal and goal_source in GOAL_SOURCES else None,
@@ -72,24 +70,18 @@ def build(routes, kb=None, lang: str = "en", goal_source: str | None = None,
     }
 
 
-def _asks_device(rule) -> bool:
-    if isinstance(rule, dict):
-        return "device" in rule or any(_asks_device(v) for v in rule.values())
-    return isinstance(rule, list) and any(_asks_device(v) for v in rule)
-
-
-def _on_device(step: dict, route, kb_routes: dict) -> bool:
+def _on_device(step: dict, route, kb) -> bool:
     """The step works on this machine's own accelerator: its route uses this machine's
     hardware, the step needs one of the route's device requirements, and none of what it
     needs is missing here (a device that only needs setup counts)."""
-    if route is None or not getattr(route, "uses_device", False):
+    from accelgui import advisor
+
+    if route is None or kb is None or not getattr(route, "uses_device", False):
         return False
     needs = set(step.get("needs") or ())
-    devices = {r.get("id") for r in (kb_routes.get(route.id) or {}).get("requirements") or ()
-               if isinstance(r, dict) and _asks_device(r.get("rule"))}
     missing = {b.get("requirement") for b in route.blocking or () if isinstance(b, dict)
                and b.get("state") in ("unmet", "unknown")}
-    return bool(needs & devices) and not needs & missing
+    return bool(needs & advisor.device_requirements(kb, route.id)) and not needs & missing
 
 
 def _route_reason(route, lg: str, lang: str) -> str | None:
@@ -104,8 +96,10 @@ def _route_reason(route, lg: str, lang: str) -> str | None:
     return str(reasons[0]) if reasons and lg == lang and reasons[0] else None
 
 
-def _entry(sid, routes, by_id, remote, kb_steps, kb_routes, goal, lang) -> dict:
+def _entry(sid, routes, by_id, remote, kb, goal, lang) -> dict:
     """One "Start here" step: its titles, why it is there, whether it runs here."""
+    kb_steps = getattr(kb, "steps", None) or {}
+    kb_routes = getattr(kb, "routes", None) or {}
     step = kb_steps.get(sid) or {}
     rid = step.get("route") or next((a.id for a in routes if sid in a.next_steps), None)
     route = by_id.get(rid)
@@ -116,7 +110,7 @@ def _entry(sid, routes, by_id, remote, kb_steps, kb_routes, goal, lang) -> dict:
     serves = bool(goal) and goal in (step.get("goals") or ())
     local = sid not in remote
     status = getattr(route, "status", None)
-    uses = local and status in ("ready", "partial") and _on_device(step, route, kb_routes)
+    uses = local and status in ("ready", "partial") and _on_device(step, route, kb)
     fallback = (remote.get(sid) or {}).get("fallback") if not local else None
     reason_msg = {}
     for lg in LANGS:
