@@ -187,3 +187,15 @@ def test_a_broken_table_falls_back_to_archspec(monkeypatch):
                                                  "x86_models": {"rows": [None, {"vendor": 1}]}})
     got = cpu.probe(ProbeContext(root=str(MACHINES / "x86-granite-rapids")))["cpu"]
     assert got["microarchitecture"] == "sapphirerapids" and "codename" not in got
+
+
+@pytest.mark.parametrize("tree,peak_key", [("x86-granite-rapids", "graniterapids"),
+                                           ("x86-lunar-lake", "arrowlake")])
+def test_the_peak_table_names_new_parts_through_the_same_dated_table(tree, peak_key):
+    """The benchmark's theoretical peaks find a part the same way the CPU probe names it
+    (one family/model table for the last generations); Lunar Lake's P-cores are Lion Cove,
+    the Arrow Lake entry's cores."""
+    from accelgui.probes.kernels import peaks
+
+    name, how = peaks.detect_uarch(ProbeContext(root=str(MACHINES / tree)))
+    assert (name, how) == (peak_key, "cpuid family/model")

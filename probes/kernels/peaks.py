@@ -246,6 +246,14 @@ def detect_uarch(ctx: ProbeContext, info: dict | None = None) -> tuple[str | Non
             pass
     vendor, fam, model = info.get("vendor_id"), info.get("family"), info.get("model")
     if vendor and fam is not None and model is not None:
+        # the CPU probe's dated family/model table (data/cpu_parts.json) names the parts of
+        # the last generations; this table's own rows, the older ones
+        from accelgui.probes.cpu import x86_model_row
+
+        row = x86_model_row(vendor, fam, model, info.get("stepping"))
+        name = aliases.get((row or {}).get("uarch"), (row or {}).get("uarch"))
+        if name in known:
+            return name, "cpuid family/model"
         for row in table.get("x86_models", []):
             if row["vendor"] == vendor and row["family"] == fam and any(
                     lo <= model <= hi for lo, hi in row["models"]):
