@@ -10,6 +10,26 @@ a link and the file it points to is written):
   replace ``/dev/null`` or a named pipe with a regular file). A FIFO nobody reads is an error
   after no wait, not a hang.
 * a directory: a clear error.
+
+That is the contract for files the user names (``--output``, Export, the monitor's Save): a
+link the user made is theirs to point where they like. The app's *own* state files (learner
+progress, app settings and their backups) are different: nobody names them on a command
+line, so a link or a FIFO there is a mistake or an attack, never a wish. They go through
+``read_state_file`` and ``write_state_file``:
+
+* read with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC``, then ``fstat``: a symbolic link, a
+  FIFO, a device, a socket or a directory is refused (``UnsafeFileError``) without blocking;
+  so is a file larger than ``STATE_FILE_MAX_BYTES``, 2 MiB: a progress file with evidence
+  for every one of the ~110 steps is about 0.2 MiB, and at the cap the most expensive JSON
+  (tiny nested lists) still parses in about 0.2 s and 55 MiB
+  (``tests/benchmarks/bench_progress_load.py``). The error names the path and what to do.
+* written as a new temporary file in the same folder (``O_CREAT|O_EXCL|O_NOFOLLOW``, mode
+  0600 whatever the umask: they may hold check evidence), fsynced, then renamed over the
+  target. A target that is a symbolic link (dangling or not) or not a regular file is
+  refused, never written through and never replaced: accelgui does not choose for the user
+  between the link and the file it points to. The rename itself never follows a link, so a
+  link swapped in at the last moment is replaced, its target untouched.
+* refused files are left exactly as they are (same inode, same bytes).
 """
 
 from __future__ import annotations
@@ -22,6 +42,18 @@ import stat
 class WriteError(OSError):
     """A file could not be written; the message names the path and the reason."""
 
+
+class UnsafeFileError(OSError):
+    """A state file accelgui will not read or replace: a link, not a regular file, or larger
+    than the cap. The message names the path and what to do; the file is left untouched."""
+
+
+STATE_FILE_MAX_BYTES = 2 * 1024 * 1024      # see the module doc
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
 
 _MAX_LINKS = 40     # as the kernel's own limit on links followed in one lookup
 
@@ -116,15 +148,15 @@ def _write_in_place(path: str, target: str, payload: bytes) -> None:
         os.close(fd)
 
 
-def _create_temp(directory: str, name: str) -> tuple[int, str]:
+def _create_temp(directory: str, name: str, mode: int = 0o666) -> tuple[int, str]:
     """A new file ``.NAME.XXXXXXXX.tmp`` beside the target, created with mode 0666 so that
     the kernel applies the umask (reading the umask would mean changing it, which races with
     other threads)."""
     for _ in range(100):
         tmp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
         try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                           0o666), tmp
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _NOFOLLOW,
+                           mode), tmp
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {directory}")
@@ -142,3 +174,136 @@ def _fsync_dir(directory: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MiB"
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "something else"
+
+
+def _refuse_link(path: str) -> UnsafeFileError:
+    return UnsafeFileError(
+        f"{path} is a symbolic link; accelgui does not follow links for its own state files. "
+        "Nothing was changed. Replace the link with the file itself (or point "
+        "$ACCELGUI_DATA_DIR / $ACCELGUI_CONFIG_DIR at the folder you want)")
+
+
+def _refuse_kind(path: str, mode: int) -> UnsafeFileError:
+    return UnsafeFileError(
+        f"{path} is not a regular file (it is {_kind(mode)}); nothing was changed. "
+        "Move it away (or remove it) and accelgui will create a fresh file there")
+
+
+def _refuse_size(path: str, size: int, max_bytes: int) -> UnsafeFileError:
+    return UnsafeFileError(
+        f"{path} is {_mib(size)}, larger than the {_mib(max_bytes)} accelgui allows for its "
+        f"state files; nothing was changed. Move it away (e.g. mv {path} {path}.big) to start "
+        "afresh, or trim it")
+
+
+def read_state_file(path: str, max_bytes: int = STATE_FILE_MAX_BYTES) -> bytes | None:
+    """The bytes of one of the app's own state files; None when there is none. Never follows
+    a link at ``path``, never blocks (a FIFO is refused, not waited on), never reads more
+    than ``max_bytes`` + 1. Raises UnsafeFileError (see the module doc) or OSError (e.g. no
+    permission); the file is never changed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _NOCTTY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            try:
+                is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+            except OSError:
+                is_link = False
+            if is_link:
+                raise _refuse_link(path) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse_kind(path, st.st_mode)
+        if st.st_size > max_bytes:
+            raise _refuse_size(path, st.st_size, max_bytes)
+        chunks, total = [], 0
+        while total <= max_bytes:                # the file may grow while it is read
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            raise _refuse_size(path, max(total, os.fstat(fd).st_size), max_bytes)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def check_state_target(path: str) -> None:
+    """Raise UnsafeFileError when ``path`` exists and is a link or not a regular file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise _refuse_link(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse_kind(path, st.st_mode)
+
+
+def write_state_file(path: str, data: str | bytes, mode: int = 0o600) -> None:
+    """Replace one of the app's own state files atomically with ``data``, mode ``mode``
+    (0600). Refuses (UnsafeFileError, nothing changed) when ``path`` is a symbolic link or
+    not a regular file; any other failure (WriteError) leaves the old file in place."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path = os.path.abspath(path)
+    check_state_target(path)
+    directory, name = os.path.split(path)
+    try:
+        fd, tmp = _create_temp(directory, name, mode)
+    except OSError as exc:
+        raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)          # the umask never widens or narrows it
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        check_state_target(path)                 # narrows the window; the rename never follows
+        os.replace(tmp, path)
+        _fsync_dir(directory)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, UnsafeFileError):
+            raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise
+
+
+def create_new_file(path: str, data: bytes, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` only if nothing is there (not even a dangling link):
+    ``O_CREAT|O_EXCL|O_NOFOLLOW``. FileExistsError when something is; a partial file is
+    removed on failure."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise

@@ -392,7 +392,8 @@ def cmd_knowledge(args) -> int:
             from accelgui.verify_cli import run_cli
 
             return run_cli(args.verify, _lang(args), fmt, allow_root=args.allow_root,
-                           python=args.verify_python, sysroot=_check_sysroot(args.sysroot))
+                           python=args.verify_python, sysroot=_check_sysroot(args.sysroot),
+                           knowledge=args.knowledge)
         from accelgui.facts_cli import run_cli
 
         return run_cli(args.facts, _lang(args), fmt, sysroot=_check_sysroot(args.sysroot),

@@ -60,11 +60,12 @@ def _quoted(path: str) -> str:
 
 
 def _write(path: str, data: bytes) -> None:
+    """One installed file (menu entry, metainfo, icon), replaced atomically through a fresh
+    temporary file: never through a link planted at its name or at a fixed temporary name."""
+    from accelgui.atomic import write_state_file
+
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    write_state_file(path, data, mode=0o644)
 
 
 def _refresh_caches(base: str) -> None:

@@ -489,7 +489,8 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
             notes.append(T("note_noisy", label="CPU", pct=int(measured["rel_spread"] * 100)))
     elif spec_bw:
         bw, bw_src = spec_bw, spec_note
-        notes.append(T("note_cpu_bw_spec", bw=f"{spec_bw:g}"))
+        lower = not _num(mem.get("bandwidth_spec_gbps"))
+        notes.append(T("note_cpu_bw_lower" if lower else "note_cpu_bw_spec", bw=f"{spec_bw:g}"))
     else:
         bw, bw_src = None, None
         notes.append(T("note_cpu_bw_unknown"))
@@ -531,8 +532,13 @@ def _cpu_spec_bandwidth(mem: dict, text) -> tuple[float | None, str | None]:
         how = mem.get("bandwidth_spec_source") or "specification"
         return peak, text("spec", ref=f"memory.bandwidth_spec_gbps, {how}")
     spec = mem.get("bandwidth_spec") if isinstance(mem.get("bandwidth_spec"), dict) else {}
+    if spec.get("fixed") is not False:
+        return None, None
+    low = _num(spec.get("min_gbps"))
+    if low:
+        return low, text("spec_lower_bound", ref="memory.bandwidth_spec.min_gbps")
     speed = _num(spec.get("speed_mts"))
-    if speed and spec.get("fixed") is False:
+    if speed:
         one = round(speed * 8 / 1000, 1)
         return one, text("spec_one_channel", kind=str(spec.get("memory_type") or "DRAM"),
                          speed=f"{speed:g}", ref="memory.bandwidth_spec.speed_mts")

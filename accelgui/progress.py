@@ -13,12 +13,26 @@ A saved goal ranks the next steps of every later run; every face says so ("Goal:
 any command that takes ``--goal`` (or the app's "No particular goal") clears it.
 
 The data dir is ``platformdirs.user_data_dir("accelgui")`` (``~/.local/share/accelgui`` on
-Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Writes go through ``accelgui.atomic`` (a
-symlinked progress file stays a link; its target is replaced atomically), and every
-read-modify-write holds an exclusive ``flock`` on ``progress.json.lock`` beside it, so parallel
-``--done`` runs never lose each other's steps. A file
-that cannot be read as progress gives empty progress and one warning on stderr; it is left as
-it is until the next write, which first keeps a copy next to it (``progress.json.corrupt``).
+Linux); ``$ACCELGUI_DATA_DIR`` overrides it. Every read-modify-write holds an exclusive
+``flock`` on ``progress.json.lock`` beside it, so parallel ``--done`` runs never lose each
+other's steps.
+
+The file is read and written as the app's own state (``accelgui.atomic.read_state_file`` /
+``write_state_file``): never through a symbolic link, never blocking on a FIFO, at most
+``STATE_FILE_MAX_BYTES`` (2 MiB; a write that would make the file larger is refused, so
+accelgui never writes a file it would not read), always written whole (temporary file,
+fsync, rename) with mode 0600, because verification evidence may quote a check's output. A file accelgui refuses
+(a link, not a regular file, too large) gives empty progress and one warning on reading, and
+every command that would change it fails with a clear error; it is never touched. To keep
+progress in a synced folder, point ``$ACCELGUI_DATA_DIR`` at that folder instead of linking
+the file.
+
+A file that can be read but not as progress (bad JSON, wrong shape) gives empty progress and
+one warning on stderr; it is left as it is until the next write, which first keeps a copy
+next to it: ``progress.json.corrupt``, or ``progress.json.corrupt.N`` (N = 1..9) when that
+name is taken. The copy is a new file (``O_EXCL|O_NOFOLLOW``, 0600): an existing backup, or
+a link at its name, is never overwritten or followed. When no name is free the write is
+refused, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -38,7 +52,7 @@ VERSION = 1
 
 
 class _CorruptError(Exception):
-    pass
+    raw: bytes | None = None          # the bytes that could not be read as progress
 
 
 def data_dir() -> str:
@@ -61,15 +75,32 @@ def progress_path() -> str:
 
 
 def _read(path: str) -> dict:
-    """The whole progress state ``{"done", "goal", "verified"}``. Raises _CorruptError with the
-    reason; an empty state when there is no file."""
+    """The whole progress state ``{"done", "goal", "verified"}``; an empty state when there
+    is no file. Raises UnsafeFileError for a file accelgui will not touch (a link, not a
+    regular file, over the cap), _CorruptError (with ``.raw``, the bytes) for one it can read
+    but not as progress."""
+    from accelgui.atomic import UnsafeFileError, read_state_file
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
+        raw = read_state_file(path)
+    except UnsafeFileError:
+        raise
+    except OSError as exc:
+        raise _CorruptError(f"cannot read: {exc.strerror or exc}") from exc
+    if raw is None:
         return _empty()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _CorruptError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        return _parse(raw)
+    except _CorruptError as exc:
+        exc.raw = raw
+        raise
+
+
+def _parse(raw: bytes) -> dict:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _CorruptError(f"not UTF-8 text ({exc.reason})") from exc
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
@@ -97,8 +128,12 @@ def _empty() -> dict:
 
 def _warn(path: str, why: str) -> None:
     sys.stderr.write(f"accelgui: warning: ignoring learner progress in {path}: {why}; "
-                     "it will be replaced (a copy kept as progress.json.corrupt) the next "
-                     "time a step is marked\n")
+                     "it will be replaced the next time a step is marked (a copy kept beside "
+                     "it as progress.json.corrupt, or .corrupt.N when that is taken)\n")
+
+
+def _warn_refused(why: str) -> None:
+    sys.stderr.write(f"accelgui: warning: ignoring learner progress: {why}\n")
 
 
 _last: dict = {}     # the state last read, by (path, inode, mtime, size) of its file
@@ -108,15 +143,20 @@ def _state() -> dict:
     """The progress state for reading; a bad file gives an empty state and one warning. The
     file is read again only when it changed (every write replaces it: a new inode), so the
     readers of one command (goal, done steps, evidence) read it, and warn about it, once."""
+    from accelgui.atomic import UnsafeFileError
+
     path = progress_path()
     try:
-        st = os.stat(path)
-        key = (path, st.st_ino, st.st_mtime_ns, st.st_size)
+        st = os.lstat(path)            # never follows a link, never opens (a FIFO would block)
+        key = (path, st.st_ino, st.st_mtime_ns, st.st_size, st.st_mode)
     except OSError:
         key = None
     if key is None or _last.get("key") != key:
         try:
             state = _read(path)
+        except UnsafeFileError as exc:
+            _warn_refused(str(exc))
+            state = _empty()
         except _CorruptError as exc:
             _warn(path, str(exc))
             state = _empty()
@@ -149,28 +189,60 @@ def load_verified() -> dict:
 
 
 def _write(path: str, state: dict) -> None:
-    from accelgui.atomic import write_atomic
+    from accelgui.atomic import STATE_FILE_MAX_BYTES, UnsafeFileError, write_state_file
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     payload = {"version": VERSION, "done": dict(sorted(state["done"].items()))}
     if state.get("goal"):
         payload["goal"] = state["goal"]
     if state.get("verified"):
         payload["verified"] = dict(sorted(state["verified"].items()))
-    write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    data = (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if len(data) > STATE_FILE_MAX_BYTES:
+        raise UnsafeFileError(f"cannot write {path}: the progress would be "
+                              f"{len(data) / 1048576:.1f} MiB, over the "
+                              f"{STATE_FILE_MAX_BYTES / 1048576:.0f} MiB cap of accelgui's state "
+                              "files; nothing was changed (--undo some steps to make room)")
+    write_state_file(path, data)
+
+
+_BACKUPS = 10          # progress.json.corrupt, then .corrupt.1 .. .corrupt.9
+
+
+def _keep_copy(path: str, raw: bytes | None) -> str:
+    """Save the unreadable ``raw`` as a new backup beside ``path``; its name. Never follows
+    or overwrites anything; UnsafeFileError when no backup can be made (then the caller
+    must not replace the file)."""
+    from accelgui.atomic import UnsafeFileError, create_new_file
+
+    if raw is None:        # unreadable (no permission...): it cannot be copied, so keep it
+        raise UnsafeFileError(f"{path} cannot be read, so no copy of it can be kept; nothing "
+                              "was changed. Fix its permissions or move it away")
+    names = [path + ".corrupt"] + [f"{path}.corrupt.{i}" for i in range(1, _BACKUPS)]
+    last = None
+    for name in names:
+        try:
+            create_new_file(name, raw)
+            return name
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            last = exc
+            break
+    why = f"({last.strerror or last})" if last else f"({os.path.basename(names[0])} through " \
+        f".corrupt.{_BACKUPS - 1} all exist; remove the ones you do not need)"
+    raise UnsafeFileError(f"cannot keep a copy of the unreadable {path} {why}; nothing was "
+                          "changed")
 
 
 def _load_for_update(path: str) -> dict:
+    """The state to change; UnsafeFileError (raised, nothing changed) for a file accelgui
+    will not touch, so that a refused file is never replaced."""
     try:
         return _read(path)
     except _CorruptError as exc:
         _warn(path, str(exc))
-        try:
-            import shutil
-
-            shutil.copyfile(path, path + ".corrupt")
-        except OSError:
-            pass
+        _keep_copy(path, exc.raw)
         return _empty()
 
 
@@ -187,9 +259,22 @@ class _Locked:
             import fcntl
         except ImportError:
             return self
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-                          | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        import stat
+
+        from accelgui.atomic import UnsafeFileError, WriteError, check_state_target
+
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        check_state_target(self.path)     # a clear error for a link or a FIFO
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0), 0o600)
+        except OSError as exc:
+            raise WriteError(f"cannot lock {self.path}: {exc.strerror or exc}") from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):     # swapped in after the check
+            os.close(fd)
+            check_state_target(self.path)
+            raise UnsafeFileError(f"{self.path} is not a regular file; nothing was changed")
+        self.fd = fd
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 

@@ -676,6 +676,11 @@ def _eval_device(flt, report: dict, lang: str, where: str = "rule"):
     if found:
         return False, [Fact(_t("count_low", lang, got=len(found), want=need,
                                what=describe_device(found[0], lang, len(found))), "miss")]
+    if unknown and len(unknown) < need:
+        # even if every device whose figures are unknown matched, there are too few of them
+        first = unknown[0][0]
+        return False, [Fact(_t("count_low", lang, got=len(unknown), want=need,
+                               what=describe_device(first, lang, len(unknown))), "miss")]
     kinds = _as_list(flt.get("kind"))
     vendors = [str(v).lower() for v in _as_list(flt.get("vendor"))]
 
@@ -1117,7 +1122,11 @@ def _o_embedded_board(arg, report, lang):
     if vendor in (support.table("embedded_boards").get("pc_cpu_vendors") or {}):
         text = support.text("embedded_boards", "pc_vendor", lang, arch=arch, vendor=vendor.title())
         return (not want), [Fact(text, "ok" if not want else "miss")]
-    board = not dmi and not platform.get("cloud") and not platform.get("virtualization")
+    # a board boots from a device tree; a report that says it did not (device_tree null while
+    # the key is there) is a UEFI/ACPI machine even without DMI strings (a GH200 node)
+    tree_known = "device_tree" in platform
+    board = not dmi and not platform.get("cloud") and not platform.get("virtualization") and (
+        bool(platform.get("device_tree")) or not tree_known)
     text = support.text("embedded_boards", "yes" if board else "no", lang, arch=arch)
     return board == want, [Fact(text, "ok" if board == want else "miss")]
 

@@ -357,10 +357,14 @@ def device_spec(fid: str | None, pci_id: str | None = None, usb_id: str | None =
     hits = [r for r in rows if keys.intersection(r.get("ids") or ())]
     match = "id"
     if hits:
-        hits = _narrowed(_narrowed(hits, "subsystems", subsystem), "revisions", revision)
+        narrowed = _narrowed(_narrowed(hits, "subsystems", subsystem), "revisions", revision)
+        told = len(narrowed) < len(hits)
+        hits = narrowed
     elif name:
-        hits, match = [r for r in rows if _named(r, name)], "name"
-    if len(hits) > 1 and name:
+        hits, match, told = [r for r in rows if _named(r, name)], "name", False
+    if len(hits) > 1 and name and len(_name_keys(name)) == 1:
+        # a name that is one product tells apart the rows of one id; a name of alternatives
+        # ("Radeon RX 7900 XT / 7900 XTX", an id database's list) removes none of them
         hits = [r for r in hits if _named(r, name)] or hits
     if len(hits) > 1 and memory_bytes:
         hits = [r for r in hits if r.get("memory_bytes")
@@ -369,4 +373,6 @@ def device_spec(fid: str | None, pci_id: str | None = None, usb_id: str | None =
         return None
     out = dict(hits[0]) if len(hits) == 1 else _smallest(hits)
     out["match"] = match
+    if told and len(hits) == 1:
+        out["product_known"] = True     # a subsystem or revision id named the very product
     return out

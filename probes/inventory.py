@@ -876,9 +876,12 @@ def _spec_facts(dev: dict, spec: dict, unnamed: bool) -> None:
         details["package"] = dict(spec["package"])
     details["specification"] = {k: spec.get(k) for k in ("name", "as_of", "source", "review_by",
                                                          "match")}
+    if details.get("pci_ids_name") and spec.get("product_known"):
+        details["specification"]["name"] = spec["name"]
     if spec.get("tops_int8") and not details.get("tops_int8_spec"):
         details["tops_int8_spec"] = spec["tops_int8"]
-    if spec.get("name") and spec.get("match") == "id" and (unnamed or spec.get("names_every_product")):
+    if spec.get("name") and spec.get("match") == "id" and (
+            unnamed or spec.get("names_every_product") or spec.get("product_known")):
         display = (ids_vendor_display(dev) or "").strip()
         dev["name"] = spec["name"] if not display or spec["name"].lower().startswith(
             display.lower()) else f"{display} {spec['name']}"
@@ -951,6 +954,13 @@ def finalize(sections: dict) -> dict:
         if nvml.get(key) and not toolkits.get(key):
             toolkits[key] = nvml[key]
     plat = sections.get("platform") or {}
+    soc = priv.get("soc")
+    if isinstance(soc, dict) and (soc.get("compatible") or soc.get("model")):
+        # the machine booted from a device tree (boards, SoCs, Macs under Asahi): its model
+        # and root compatibles, which the edge rule reads
+        plat = sections.setdefault("platform", plat)
+        plat["device_tree"] = {"model": soc.get("model"),
+                               "compatible": [str(c) for c in soc.get("compatible") or ()][:16]}
     priv.setdefault("container", plat.get("container"))
     priv["software_meta"] = dict(priv.get("software_meta") or {},
                                  secure_boot=plat.get("secure_boot"),

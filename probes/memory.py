@@ -546,6 +546,10 @@ def _row_spec(row: dict, sockets: int) -> dict:
             "source": row.get("source"), "fixed": bool(row.get("fixed"))}
     if not row.get("fixed") and isinstance(row.get("max_gbps"), (int, float)):
         spec["max_gbps"] = round(row["max_gbps"] * per_socket, 2)
+    if not row.get("fixed") and isinstance(row.get("min_gbps"), (int, float)):
+        # one channel at the slowest memory the platform supports: any running machine has
+        # at least that (not multiplied by sockets: one populated channel is the bound)
+        spec["min_gbps"] = round(row["min_gbps"], 2)
     return spec
 
 

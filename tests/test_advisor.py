@@ -986,7 +986,7 @@ def test_recorded_igpu_trees_get_an_igpu_estimate():
 
     est = advisor.estimates(run_probes(ProbeContext(root=os.path.join(MACHINES, "acc-intel-npu-laptop"))))
     gpu, cpu = _igpu(est), est["devices"][-1]
-    assert gpu["device"].startswith("Intel Arc Graphics (Meteor Lake)")
+    assert gpu["device"].startswith("Intel Arc Graphics")
     assert gpu["shared_memory"] and gpu["decode_class"] == "gpu-intel"
     assert gpu["memory_bytes"] == cpu["memory_bytes"]             # the free RAM, counted once each
     # the office PC's UHD 770 (32 EUs, about 0.74 TFLOP/s) is below the device floor: no LLM

@@ -184,7 +184,9 @@ def test_a_raspberry_pi_class_board_is_an_edge_device():
 @pytest.mark.parametrize("tree,edge", [("cpu-aarch64-board", True), ("cpu-arm-gb10", False),
                                        ("cpu-aarch64-server", False),
                                        # a Mac under Asahi: device tree, no DMI, but a laptop
-                                       ("soc-asahi-m1", False), ("soc-asahi-m2", False)])
+                                       ("soc-asahi-m1", False), ("soc-asahi-m2", False),
+                                       # no DMI, but no device tree either: UEFI/ACPI
+                                       ("mem-gh200-node", False)])
 def test_recorded_arm_trees(tree, edge):
     value, _ = rules.evaluate({"embedded_board": True}, _tree(tree))
     assert value is edge

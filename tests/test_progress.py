@@ -116,15 +116,22 @@ def test_linux_data_dir_is_the_one_platformdirs_gives(monkeypatch, xdg):
     assert progress.data_dir() == platformdirs.user_data_dir("accelgui", appauthor=False)
 
 
-def test_a_symlinked_progress_file_stays_a_link(data_dir, tmp_path):
-    elsewhere = tmp_path / "synced" / "progress.json"
-    elsewhere.parent.mkdir()
-    elsewhere.write_text('{"version": 1, "done": {"a.b": null}}')
-    data_dir.mkdir(parents=True)
-    (data_dir / "progress.json").symlink_to(elsewhere)
+def test_a_synced_folder_works_where_a_symlinked_file_is_refused(data_dir, tmp_path, monkeypatch):
+    """A link at progress.json is refused (tests/test_file_safety.py); the documented way to
+    keep progress elsewhere, a data dir that is itself a link to a synced folder, works."""
+    synced = tmp_path / "synced"
+    synced.mkdir()
+    (synced / "progress.json").write_text('{"version": 1, "done": {"a.b": null}}')
+    (tmp_path / "linked-data").symlink_to(synced)
+    monkeypatch.setenv("ACCELGUI_DATA_DIR", str(tmp_path / "linked-data"))
     assert progress.mark_done("gpu.setup-check") is True
-    assert (data_dir / "progress.json").is_symlink()
-    assert set(json.loads(elsewhere.read_text())["done"]) == {"a.b", "gpu.setup-check"}
+    assert set(json.loads((synced / "progress.json").read_text())["done"]) == {"a.b", "gpu.setup-check"}
+    (data_dir).mkdir(parents=True)
+    (data_dir / "progress.json").symlink_to(synced / "progress.json")
+    monkeypatch.setenv("ACCELGUI_DATA_DIR", str(data_dir))
+    with pytest.raises(OSError, match="symbolic link"):
+        progress.mark_done("cpu.numba-jit")
+    assert "cpu.numba-jit" not in json.loads((synced / "progress.json").read_text())["done"]
 
 
 def test_twenty_parallel_writers_keep_all_twenty(data_dir):

@@ -126,6 +126,10 @@ class RoutesView(QWidget):
             status = msg_tr(f"knowledge.verify.status.{result['status']}", lang)
             reason = render_msg(result["reason_msg"], lang) if result.get("reason_msg") else result.get("reason", "")
             text = lead(status + ":") + html_escape(reason)
+            if result.get("check_override") and result.get("check_file"):
+                # a check from an override folder is code the user chose to run: say so
+                text += "<br>" + html_escape(msg_tr("verify.source.override", lang,
+                                                    file=result["check_file"]))
             if result.get("excerpt"):
                 text += "<br><small>" + html_escape(result["excerpt"][:400]).replace("\n", "<br>") + "</small>"
             label = para(text, rich=True)
