@@ -309,7 +309,15 @@ def cmd_render_report(args) -> int:
     from accelgui.export import render
     from accelgui.report import load_report
 
+    from accelgui.export.advice import advice_of
+
     report = load_report(args.report)
+    advice = advice_of(report)
+    if advice is not None:
+        # the advice the report was made with (computed from its routes for an older report,
+        # so every format, JSON included, carries it); its goal is the report's, not one
+        # saved on this machine: no "saved" or "--goal" wording when it is shown again
+        report = report.replace(advice=dict(advice, goal_source=None))
     if args.redact:
         from accelgui.redact import redact
 

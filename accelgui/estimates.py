@@ -312,6 +312,12 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
         needs_runtime = readiness == "runtime-missing"
         needs_driver = readiness == "driver-missing"
         shared = bool(dev.get("integrated")) or rules.device_form(dev) == "integrated"
+        if dev.get("kind") == "gpu" and shared and "specification" in d \
+                and d["specification"] is None and not _num(d.get("memory_bandwidth_gbps")):
+            # an integrated GPU no specification row knows (an id newer or older than the
+            # tables): whether it clears the device floor is unknown, so no LLM line of its own
+            notes.append(T("note_igpu_unknown", label=label))
+            continue
         if dev.get("kind") == "gpu" and _below_floor(dev, shared):
             notes.append(T("note_below_floor", label=label,
                            gflops=f"{device_floor().get('fp32_gflops', 0):g}",
@@ -399,6 +405,8 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
             "needs_driver": needs_driver,
             "count": 1, "indices": [index],
         }
+        if (d.get("specification") or {}).get("match") == "name":
+            notes.append(T("note_name_match", label=label))
         if d.get("memory_sizes_bytes"):
             item["memory_sizes_bytes"] = list(d["memory_sizes_bytes"])
             notes.append(T("note_smallest_size", label=label, gib=_gib(mem or 0),

@@ -627,10 +627,15 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
         wrong_texts = spec.get("wrong_drivers") or {}
         wrong = [d for d in drivers if d in wrong_texts]
         if wrong and not any(d in expected for d in drivers):
+            # with Secure Boot on, a driver installed as DKMS but refused by the kernel leaves
+            # the in-kernel one (nouveau) bound: enrolling the key is the fix, not installing
+            blocked = _blocked_module(meta, expected)
             ladder.stop("driver", "driver-missing",
                         l10n.msg("devices.reason.wrong_driver", driver=wrong[0],
                                  why=wrong_texts[wrong[0]]),
-                        fix("driver"), check="wrong")
+                        l10n.msg("devices.fix.secure_boot_mok", module=blocked["name"],
+                                 where=blocked["path"]) if blocked else fix("driver"),
+                        check="wrong")
             return
         ladder.step("driver", True, l10n.msg("devices.ladder.driver_bound", driver=drivers[0]))
     # 2. device node
@@ -854,11 +859,15 @@ def _facts(dev: dict, family: str) -> None:
     details.setdefault("memory_bytes", None)
     if spec:
         _spec_facts(dev, spec, unnamed)
+    else:
+        details["specification"] = None     # looked up: no row knows this device
     details["segment"], details["form"] = _segment_form(dev, entry, spec)
 
 
 def _spec_facts(dev: dict, spec: dict, unnamed: bool) -> None:
     details = dev["details"]
+    if spec.get("form") == "integrated" and spec.get("match") == "id":
+        dev["integrated"] = True        # the row knows the part: an APU's or SoC's GPU
     for key in ("generation", "gfx_target", "memory_type"):
         if spec.get(key) and not details.get(key):
             details[key] = spec[key]

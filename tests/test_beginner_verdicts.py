@@ -387,6 +387,15 @@ def test_secure_boot_blocking_a_dkms_driver_is_named_in_the_fix(tmp_path):
     assert card["fix_msg"]["id"] == "devices.fix.secure_boot_mok"
 
 
+def test_secure_boot_with_nouveau_bound_names_mok_not_installing_the_driver(tmp_path):
+    root = _secure_boot_tree(tmp_path)
+    (root / "sys/bus/pci/drivers/nouveau").mkdir(parents=True)
+    (root / "sys/bus/pci/devices/0000:01:00.0/driver").symlink_to("../../drivers/nouveau")
+    card, = [d for d in _report_of(root)["devices"] if d["kind"] == "gpu"]
+    assert card["driver"] == "nouveau" and card["readiness"] == "driver-missing"
+    assert "mokutil --import" in card["fix"] and "Install the NVIDIA driver" not in card["fix"]
+
+
 @pytest.mark.parametrize("kw", [{"on": False}, {"module": False}])
 def test_no_secure_boot_fix_without_its_evidence(tmp_path, kw):
     gpu = _by_id(_assess(_report_of(_secure_boot_tree(tmp_path, **kw))))["gpu"]
@@ -403,3 +412,12 @@ def test_a_loaded_driver_needs_no_mok_fix():
     missing = dict(dev, driver=None, readiness="driver-missing")
     assert advisor.blocked_module(missing, plat)["name"] == "nvidia"
     assert advisor.blocked_module(dict(missing, family="amd-gpu"), plat) is None
+
+
+def test_too_few_devices_is_unmet_even_when_their_figures_are_unknown():
+    """One NVIDIA GPU of an id no table knows (segment unknown): a two-device requirement is
+    not met, whatever that GPU turns out to be, so multi-device steps are never local."""
+    one = _report([_dev("gpu", "nvidia", "NVIDIA device 10de:2f99", family="nvidia-gpu")])
+    ok, facts = rules.evaluate({"device": {"kind": "gpu", "segment": "data-centre",
+                                           "count_min": 2}}, one)
+    assert ok is False and facts[0].tag == "miss" and "1" in facts[0] and "2" in facts[0]

@@ -137,11 +137,12 @@ def test_subsystem_and_revision_ids_narrow_a_shared_id(monkeypatch):
     assert families.device_spec("acme-gpu", pci_id="1fff:0002")["memory_bytes"] == 8 * GiB
 
 
-def _one_gpu(tmp_path, vendor, device, driver=None, files=None, pci_ids=None):
+def _one_gpu(tmp_path, vendor, device, driver=None, files=None, pci_ids=None,
+             address="0000:01:00.0"):
     from tests.test_families import pci_function
 
     root = tmp_path / "t"
-    pci_function(root, "0000:01:00.0", vendor, device, "030000", driver=driver, files=files)
+    pci_function(root, address, vendor, device, "030000", driver=driver, files=files)
     if pci_ids:
         (root / "usr/share/misc").mkdir(parents=True)
         (root / "usr/share/misc/pci.ids").write_text(pci_ids)
@@ -304,3 +305,46 @@ def test_a_gpu_below_the_device_floor_gets_no_llm_line():
     est = advisor.estimates(_report(uhd, gt710))
     assert [e["kind"] for e in est["devices"]] == ["cpu"]
     assert sum("device floor" in n for n in est["notes"]) == 2
+
+
+@pytest.mark.parametrize("fid", GPU_FAMILIES)
+def test_a_name_of_alternatives_never_removes_rows_of_an_id(fid):
+    """The probe passes the device's name (an id database's list of products, "Radeon RX
+    7900 XT / 7900 XTX", or a stale one): it must not narrow an id's rows to the products
+    it happens to list, or a GRE would be budgeted as an XT."""
+    seen: dict = {}
+    for row in _rows(fid):
+        for pci_id in row.get("ids") or ():
+            seen.setdefault(pci_id, []).append(row)
+    for pci_id, rows in seen.items():
+        mems = [r.get("memory_bytes") for r in rows]
+        if len(rows) < 2 or None in mems:
+            continue
+        for listed in (rows[:2], rows[-2:]):
+            name = " / ".join(r["name"] for r in listed)
+            spec = families.device_spec(fid, pci_id=pci_id, name=name)
+            assert spec["memory_bytes"] == min(mems), (pci_id, name)
+
+
+def test_a_revision_that_names_the_product_names_the_device(tmp_path):
+    gre = _row_with("amd-gpu", lambda r: r.get("name") == "Radeon RX 7900 GRE")
+    vid, did = gre["ids"][0].split(":")
+    dev = _one_gpu(tmp_path, vid, did, driver="amdgpu",
+                   files={"revision": f"0x{gre['revisions'][0]}\n"},
+                   pci_ids=f"1002  Advanced Micro Devices, Inc. [AMD/ATI]\n\t{did}  Navi 31 [Radeon RX 7900 XT/7900 XTX]\n")
+    assert "7900 GRE" in dev["name"] and dev["details"]["memory_bytes"] == 16 * GiB
+    assert dev["details"]["memory_bandwidth_gbps"] == gre["memory_bandwidth_gbps"]
+    assert dev["details"]["pci_ids_name"].startswith("Navi 31")     # the database's name kept
+
+
+def test_an_integrated_gpu_no_row_knows_gets_no_llm_line(tmp_path):
+    """A UHD 630 on an id the tables lack (Comet Lake-H 8086:9bc4, say): whether it clears
+    the device floor is unknown, so it is left to the CPU estimate, with a note."""
+    unknown = "8086:9bff"           # an Intel iGPU id no row names
+    assert families.device_spec("intel-gpu", pci_id=unknown) is None
+    dev = _one_gpu(tmp_path, *unknown.split(":"), driver="i915", address="0000:00:02.0")
+    assert dev["integrated"] and dev["details"]["specification"] is None
+    est = advisor.estimates(Report(devices=[Device(**{**dev, "readiness": "ready"})],
+                                   memory=Memory(total_bytes=16 * GiB, available_bytes=12 * GiB)))
+    assert [e["kind"] for e in est["devices"]] == ["cpu"]
+    assert any("no specification row knows" in n for n in est["notes"])
