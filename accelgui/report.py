@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from accelgui import SCHEMA_VERSION, __version__
+from accelgui.bounds import bound_report
 from accelgui.record import Record, factory, iso_now
 
 PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
@@ -42,6 +43,7 @@ class Platform(Record):
     dmi: dict = factory(dict)
     secure_boot: bool | None = None
     out_of_tree_modules: list = factory(list)     # [{name, path}]: DKMS and other modules
+    device_tree: dict | None = None                # {model, compatible}: booted from a device tree
 
 
 class Cpu(Record):
@@ -248,7 +250,13 @@ class Report(Record):
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
+        """The Report of a saved report object: unknown keys dropped, missing ones defaulted,
+        and every string and list cut to the lengths of ``accelgui.bounds`` (names 256
+        characters, free text 4 KiB, devices/routes/probes 4096 entries, other lists 10,000;
+        a cut string ends with "…"): a report from elsewhere costs what a report of this
+        machine does, however long its strings."""
         _check_version(data)
+        data = bound_report(data)
         version = str(data.get("schema_version", ""))
         from accelgui.benchmarks import BenchmarkError, check
 

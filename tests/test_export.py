@@ -744,3 +744,16 @@ def test_reports_say_where_to_start_and_speak_the_readers_language():
     assert "\u4ece\u8fd9\u91cc\u5f00\u59cb" in zh                 # "start here"
     assert "\u8fb9\u7f18 AI" in zh                                  # the edge route's Chinese title
     assert "CPU acceleration: SIMD" not in zh
+
+
+# --------------------------------------------------------------------------- bounded labels
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "prometheus"])
+def test_a_long_device_name_is_cut_alike_in_every_face(fmt):
+    """An in-memory report (not read from a file, so not cut at load): every face shows the
+    device name as the same first 255 characters and an ellipsis (accelgui.bounds.NAME_MAX)."""
+    report = load("rich")
+    report = report.replace(devices=[report.devices[0].replace(name="N" * 5000)] + report.devices[1:])
+    out = render(report, fmt)
+    runs = {len(m) for m in re.findall(r"N{100,}\u2026?", out)}
+    assert runs == {256}, f"{fmt}: the name is shown {sorted(runs)} characters long"

@@ -138,3 +138,34 @@ def test_json_layout_indents_nesting_and_keeps_flat_values_on_one_line():
     assert '    "empty": {},' in lines
     one = report.to_json(indent=None)
     assert "\n" not in one and json.loads(one) == json.loads(text)
+
+
+# --------------------------------------------------------------------------- bounded strings
+
+def test_a_saved_report_with_huge_strings_is_read_cut_to_the_documented_lengths(tmp_path):
+    from accelgui import bounds
+
+    report = Report(devices=[Device(name="N" * 1_000_000, bus="pci", readiness_reason="r" * 100_000,
+                                    details={"k" * 1000: "v"})],
+                    cpu=Cpu(model_name="M" * 5000, flags=["f"] * 20_000))
+    path = tmp_path / "huge.json"
+    path.write_text(report.to_json(), encoding="utf-8")
+    got = load_report(str(path))
+    dev = got.devices[0]
+    assert dev.name == "N" * 255 + "\u2026"
+    assert len(dev.readiness_reason) == 4096 and dev.readiness_reason.endswith("\u2026")
+    assert list(dev.details) == ["k" * 255 + "\u2026"]
+    assert got.cpu.model_name == "M" * 255 + "\u2026" and len(got.cpu.flags) == 10_000
+    assert (bounds.NAME_MAX, bounds.TEXT_MAX, bounds.LIST_MAX, bounds.ITEMS_MAX) == (256, 4096, 4096, 10_000)
+
+
+def test_the_contract_states_the_length_limits_the_reader_applies():
+    from accelgui import bounds
+
+    rules = (Path(__file__).resolve().parent.parent / "docs" / "report-contract.md").read_text(
+        encoding="utf-8").split("## Rules", 1)[1].split("\n## ", 1)[0]
+    para = rules[rules.index("**Length limits.**"):]
+    for figure in (f"{bounds.NAME_MAX} characters", f"{bounds.TEXT_MAX} characters",
+                   f"{bounds.LIST_MAX} entries", f"{bounds.ITEMS_MAX:,}", f"{bounds.DEPTH_MAX} levels"):
+        assert figure in para, figure
+    assert bounds.ELLIPSIS in para

@@ -109,7 +109,7 @@ def headline_rows(report, lang: str = "en") -> list[list[str]]:
     for r in short_headline(report):
         name = render(r["label"], lang) + (" ⚠" if r["noisy"] else "")
         pct = f"{C.fmt_num(r['pct_of_peak'])} %" if r["pct_of_peak"] is not None else ""
-        rows.append([C.clean(name), _fmt(r["value"], r["unit"], lang), r["unit"], pct,
+        rows.append([C.label_text(name), _fmt(r["value"], r["unit"], lang), r["unit"], pct,
                      _spread_text(r), C.clean(_reference_text(r, lang))])
     return rows
 
@@ -171,7 +171,7 @@ def text_lines(report, lang: str = "en") -> list[str]:
                  if r["pct_of_peak"] is not None else "", _spread_text(r), _reference_text(r, lang)]
         name = render(r["label"], lang) + (" !" if r["noisy"] else "")
         text = "; ".join(x for x in extra if x)
-        out.append(f"  {C.clean(name)}: {_fmt(r['value'], r['unit'], lang)} {r['unit']}"
+        out.append(f"  {C.label_text(name)}: {_fmt(r['value'], r['unit'], lang)} {r['unit']}"
                    + (f" ({C.clean(text)})" if text else ""))
     why = B.gpu_status(section(report)) if section(report) else None
     if why:

@@ -21,13 +21,13 @@ from accelgui.export.numbers import (created_epoch, fmt_bytes, fmt_change, fmt_g
                                      fmt_num, fmt_value, or_unknown)
 from accelgui.export.route_text import (blocking_texts, first_reason_text, first_step_text,
                                         route_title, start_here, step_text, step_title)
-from accelgui.export.sanitize import clean, esc_html, esc_md
+from accelgui.export.sanitize import clean, esc_html, esc_md, label_text
 from accelgui.export.table import Table
 
 __all__ = ["KEY_FEATURES", "LANGS", "Table", "blocking_texts", "cache_text", "clean",
            "cpu_topology", "created_epoch", "device_detail_text", "device_highlights",
            "device_memory", "dmi_text", "esc_html", "esc_md", "fmt_bytes", "fmt_gbps",
-           "fmt_gflops", "fmt_num", "fmt_value", "html_lang", "key_features", "label",
+           "fmt_gflops", "fmt_num", "fmt_value", "html_lang", "key_features", "label", "label_text",
            "first_reason_text", "fmt_change", "first_step_text", "hostname_text", "is_redacted",
            "or_unknown", "route_title", "start_here", "step_text", "step_title", "tr", "word"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from accelgui.export.common import num
 from accelgui.export.labels import label, tr, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, fmt_value
-from accelgui.export.sanitize import clean
+from accelgui.export.sanitize import clean, label_text
 from accelgui.export.table import Table
 
 def estimate_tables(estimates, lang: str = "en") -> tuple[list[list[str]], list["Table"]]:
@@ -81,7 +81,7 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
                  note=(f"{L('basis')}: {word(estimates.get('basis'), lang)}. " if estimates.get("basis") else "")
                  + notes)]
     for dev in devices:
-        name = clean(dev.get("device")) or clean(dev.get("kind")) \
+        name = label_text(dev.get("device")) or label_text(dev.get("kind")) \
             or L("unknown")
         facts = []
         for key, src in (("memory_bytes", "memory_source"), ("bandwidth_gbps", "bandwidth_source"),
@@ -114,6 +114,6 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
     formulas = estimates.get("formulas")
     if isinstance(formulas, dict) and formulas:
         out.append(Table("estimates_formulas", L("formulas"), None,
-                         [[clean(k), clean(tr(v, lang))] for k, v in formulas.items()], level=3,
+                         [[label_text(k), clean(tr(v, lang))] for k, v in formulas.items()], level=3,
                          on_paper=False))
     return out

@@ -6,7 +6,7 @@ import re
 
 from accelgui.export.labels import label
 from accelgui.export.numbers import fmt_bytes, fmt_value
-from accelgui.export.sanitize import clean
+from accelgui.export.sanitize import clean, label_text
 
 # serial numbers, UUIDs and asset tags are never shown in human formats (json keeps them)
 _PRIVATE_KEY = re.compile(r"(serial|uuid|guid|asset|mac|machine_id|boot_id)", re.I)
@@ -74,7 +74,7 @@ def is_redacted(report) -> bool:
 def hostname_text(report, lang: str = "en") -> str:
     """The host name, "redacted" when it was removed for sharing, else "unknown"."""
     if report.platform.hostname:
-        return clean(report.platform.hostname)
+        return label_text(report.platform.hostname)
     return label("redacted" if is_redacted(report) else "unknown", lang)
 
 
@@ -101,7 +101,7 @@ def device_highlights(dev, lang: str = "en") -> list[str]:
         if d.get(key) is not None and not isinstance(d.get(key), (dict, list)):
             out.append(f"{key.replace('_', ' ')} {clean(d[key])}")
     if d.get("driver_version") is not None:
-        out.append(f"driver {clean(d['driver_version'])}")
+        out.append(f"driver {label_text(d['driver_version'])}")
     return out
 
 
@@ -116,5 +116,5 @@ def device_detail_text(dev) -> str:
             shown = f"{v:.1f}"
         else:
             shown = fmt_value(str(k), v) if isinstance(v, (int, float)) else clean(v)
-        items.append(f"{clean(k)}={shown}")
+        items.append(f"{label_text(k)}={shown}")
     return ", ".join(items)

@@ -236,7 +236,7 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
     if measured:
         for pt in measured:
             if isinstance(pt, dict) and C.num(pt.get("flops_per_byte")) and C.num(pt.get("gflops")):
-                points.append((C.clean(pt.get("name")), float(pt["flops_per_byte"]), float(pt["gflops"]),
+                points.append((C.label_text(pt.get("name")), float(pt["flops_per_byte"]), float(pt["gflops"]),
                                "#1a7f37"))
     else:
         triad = C.num(C.dig(cpu, "stream", "triad_gbps"))
@@ -322,14 +322,14 @@ def _cards(report, lang: str) -> str:
     L = lambda k: C.label(k, lang)  # noqa: E731
     c, m = report.cpu, report.memory
     cards = [
-        (L("cpu"), f"{C.clean(c.model_name) or L('unknown')}",
-         " ".join(C.clean(f) for f in C.key_features(c)[:8])),
+        (L("cpu"), f"{C.label_text(c.model_name) or L('unknown')}",
+         " ".join(C.label_text(f) for f in C.key_features(c)[:8])),
         (L("memory"), C.fmt_bytes(m.total_bytes, lang), C.cpu_topology(c, lang)),
     ]
     if report.devices:
         counts: dict[str, int] = {}
         for d in report.devices:
-            k = f"{C.word(d.kind, lang)} {C.clean(d.name)}"
+            k = f"{C.word(d.kind, lang)} {C.label_text(d.name)}"
             counts[k] = counts.get(k, 0) + 1
         ready = sum(1 for d in report.devices if d.readiness == "ready")
         cards.append((L("devices"), "; ".join(f"{n} × {k}" if n > 1 else k for k, n in counts.items()),
@@ -355,9 +355,9 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
     ``qt``: the QTextDocument subset (no SVG, no cards); ``images``: (caption, resource name,
     width, height) of pre-rendered charts placed after the benchmarks table (the PDF exporter)."""
     L = lambda k, **f: C.label(k, lang, **f)  # noqa: E731
-    host = C.clean(report.platform.hostname)
+    host = C.label_text(report.platform.hostname)
     out = [f"<h1>{E(L('title'))}{': ' + E(host) if host else ''}</h1>",
-           f'<p class="meta">{E(L("generated_by", v=C.clean(report.accelgui_version)))} · '
+           f'<p class="meta">{E(L("generated_by", v=C.label_text(report.accelgui_version)))} · '
            f'{E(report.created)} · schema {E(report.schema_version)}</p>']
     if not qt:
         out.append(_cards(report, lang))
@@ -393,7 +393,7 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
                            f"height=\"{int(height)}\"></p>")
     if not qt:   # every raw benchmark figure, in an appendix (not on paper)
         out.extend(table_html(t, lang, qt) for t in EB.appendix_sections(report, lang))
-    out.append(f"<footer>{E(L('generated_by', v=C.clean(report.accelgui_version)))}</footer>")
+    out.append(f"<footer>{E(L('generated_by', v=C.label_text(report.accelgui_version)))}</footer>")
     return "\n".join(out)
 
 
@@ -408,6 +408,6 @@ def page(title: str, body_html: str, lang: str = "en") -> str:
 
 
 def render(report, lang: str = "en") -> str:
-    host = C.clean(report.platform.hostname)
+    host = C.label_text(report.platform.hostname)
     title = C.label("title", lang) + (f": {host}" if host else "")
     return page(title, body(report, lang), lang)

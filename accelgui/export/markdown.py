@@ -52,25 +52,25 @@ def _kv(rows: list[list[str]], lang: str = "en") -> list[str]:
 def render(report, lang: str = "en") -> str:
     L = lambda k, **f: C.label(k, lang, **f)  # noqa: E731
     c = report.cpu
-    host = C.clean(report.platform.hostname)
+    host = C.label_text(report.platform.hostname)
     title = L("title") + (f": {host}" if host else "")
     out = [f"# {C.esc_md(title)}", ""]
     # a one-paragraph verdict first, the evidence after
     summary = [
-        C.clean(c.model_name) or L("unknown"),
+        C.label_text(c.model_name) or L("unknown"),
         C.cpu_topology(c, lang),
         C.fmt_bytes(report.memory.total_bytes, lang),
     ]
     if report.devices:
         kinds: dict[str, int] = {}
         for d in report.devices:
-            key = f"{C.word(d.kind, lang)} {C.clean(d.name)}".strip()
+            key = f"{C.word(d.kind, lang)} {C.label_text(d.name)}".strip()
             kinds[key] = kinds.get(key, 0) + 1
         summary.append(", ".join(f"{n} × {k}" if n > 1 else k for k, n in kinds.items()))
     out.append(" · ".join(C.esc_md(x, inline=i > 0) for i, x in enumerate(x for x in summary if x)))
     sections = C.build_sections(report, lang)
     out.extend(render_tables(sections, lang))
     out.append("")
-    out.append(f"---\n*{C.esc_md(L('generated_by', v=C.clean(report.accelgui_version)))} · "
-               f"{C.esc_md(C.clean(report.created))}*")
+    out.append(f"---\n*{C.esc_md(L('generated_by', v=C.label_text(report.accelgui_version)))} · "
+               f"{C.esc_md(C.label_text(report.created))}*")
     return "\n".join(out) + "\n"

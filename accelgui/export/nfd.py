@@ -45,7 +45,7 @@ _PREFIX_OK = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a
 def sanitize(value, lower: bool = True) -> str:
     """Map any string onto the Kubernetes label alphabet: <= 63 chars of [A-Za-z0-9_.-],
     alphanumeric at both ends ("" when nothing is left)."""
-    text = C.clean(value)
+    text = C.label_text(value)    # cut as every exporter cuts a label, then to 63
     if lower:
         text = text.lower()
     text = re.sub(r"[^A-Za-z0-9_.-]+", "-", text)

@@ -108,7 +108,7 @@ def render(report, lang: str = "en") -> bytes:
     writer.setPageMargins(QMarginsF(14, 14, 14, 16), QPageLayout.Millimeter)
     writer.setResolution(300)
     writer.setTitle(C.label("title", lang))
-    writer.setCreator(f"accelgui {C.clean(report.accelgui_version)}")
+    writer.setCreator(f"accelgui {C.label_text(report.accelgui_version)}")
     # lay the document out on the printable area itself (in points), so print_() neither
     # adds its own 2 cm margins nor shrinks the text
     area = writer.pageLayout().paintRectPoints()
@@ -129,7 +129,7 @@ def render(report, lang: str = "en") -> bytes:
         images.append((caption, name, int(width * scale), int(height * scale)))
 
     doc.setHtml(H.body(report, lang, qt=True, images=images))
-    host = C.clean(report.platform.hostname)
+    host = C.label_text(report.platform.hostname)
     doc.setMetaInformation(QTextDocument.DocumentTitle,
                            C.label("title", lang) + (f": {host}" if host else ""))
 

@@ -3,7 +3,9 @@
 Write it atomically into the collector directory (``accelgui --probe --format prometheus
 --output /var/lib/prometheus/node-exporter/accelgui.prom``; see docs/fleet.md). Every metric is
 a gauge named ``accelgui_*`` with HELP and TYPE lines; each family's samples are contiguous;
-label values are cleaned of control characters and escaped (``\\`` ``"`` newline); a series
+label values are cleaned of control characters, cut to 256 characters (``accelgui.bounds.NAME_MAX``,
+ending with "…"; cut before they are escaped, so an escape is never split) and escaped
+(``\\`` ``"`` newline); a series
 that would repeat (same name and labels) is written once. No sample timestamps: the
 textfile collector does not accept them.
 """
@@ -21,7 +23,9 @@ PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 
 
 def escape_label(value) -> str:
-    text = C.clean(value) if value is not None else ""
+    """A label value: cleaned, cut to 256 characters as every exporter cuts a label
+    (``accelgui.export.sanitize.label_text``), then escaped."""
+    text = C.label_text(value) if value is not None else ""
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
@@ -104,7 +108,7 @@ def render(report, lang: str = "en") -> str:
 
     counts: dict[tuple, int] = {}
     for d in report.devices:
-        key = (C.clean(d.kind), C.clean(d.vendor) or "unknown")
+        key = (C.label_text(d.kind), C.label_text(d.vendor) or "unknown")
         counts[key] = counts.get(key, 0) + 1
     for (kind, vendor), n in counts.items():
         m.add("accelgui_devices", "Accelerators found, by kind and vendor", n, kind=kind, vendor=vendor)

@@ -1,12 +1,21 @@
 """Every string a report holds came from firmware, the kernel or another machine, so it is
 treated as hostile: :func:`clean` removes control characters, terminal escape sequences and
-bidirectional overrides; :func:`esc_html` and :func:`esc_md` then escape for HTML and Markdown."""
+bidirectional overrides; :func:`esc_html` and :func:`esc_md` then escape for HTML and Markdown.
+
+Every string is also cut (``accelgui.bounds``, with "…"): :func:`clean` to ``TEXT_MAX``
+(4096) characters unless told another limit, :func:`label_text` (names, ids, Prometheus label
+values, table cells that name a thing) to ``NAME_MAX`` (256). Each exporter shows its strings
+through these, so a label is cut alike in every format, and the work and the output stay
+bounded however long the string in the report is (a report read from a file is cut when it is
+loaded already; an in-memory report is cut here)."""
 
 from __future__ import annotations
 
 import html as _html
 import re
 import unicodedata
+
+from accelgui.bounds import ELLIPSIS, NAME_MAX, TEXT_MAX
 
 _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"          # CSI ... final byte
@@ -19,11 +28,14 @@ _BIDI = {"\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "
 _LINE_BREAKS = {"\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"}
 
 
-def clean(value, keep_newlines: bool = False) -> str:
-    """A string safe to print: no control characters, escape sequences or bidi overrides.
+def clean(value, keep_newlines: bool = False, limit: int = TEXT_MAX) -> str:
+    """A string safe to print: no control characters, escape sequences or bidi overrides,
+    at most ``limit`` characters (cut with "…").
 
     Newlines become spaces unless ``keep_newlines``; tabs become spaces; runs of spaces on a
-    line collapse. ``None`` becomes "" (callers choose the word for unknown)."""
+    line collapse. ``None`` becomes "" (callers choose the word for unknown). Only the first
+    ``4 * limit + 64`` characters are looked at: a longer string is cut anyway, and the work
+    stays bounded."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -32,6 +44,9 @@ def clean(value, keep_newlines: bool = False) -> str:
         text = fmt_num(value)
     else:
         text = str(value)
+    dropped = len(text) > 4 * limit + 64
+    if dropped:
+        text = text[:4 * limit + 64]
     text = _ANSI.sub("", text)
     out = []
     for ch in text:
@@ -47,20 +62,31 @@ def clean(value, keep_newlines: bool = False) -> str:
             out.append(ch)
     text = "".join(out)
     if keep_newlines:
-        return "\n".join(re.sub(r" {2,}", " ", line).strip() for line in text.split("\n")).strip()
-    return re.sub(r" {2,}", " ", text).strip()
+        text = "\n".join(re.sub(r" {2,}", " ", line).strip() for line in text.split("\n")).strip()
+    else:
+        text = re.sub(r" {2,}", " ", text).strip()
+    if dropped or len(text) > limit:
+        text = text[:limit - 1] + ELLIPSIS if len(text) >= limit else text + ELLIPSIS
+    return text
 
 
-def esc_html(value) -> str:
-    """Cleaned and HTML-escaped (quotes too), for element text and attribute values."""
-    return _html.escape(clean(value), quote=True)
+def label_text(value, keep_newlines: bool = False) -> str:
+    """:func:`clean` cut to ``NAME_MAX`` (256) characters: how every exporter shows a name (a
+    device, CPU model, vendor, driver, package) or a label value."""
+    return clean(value, keep_newlines, NAME_MAX)
+
+
+def esc_html(value, limit: int = TEXT_MAX) -> str:
+    """Cleaned (cut to ``limit`` characters) and HTML-escaped (quotes too), for element text
+    and attribute values."""
+    return _html.escape(clean(value, limit=limit), quote=True)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_<>\[\]|~&$])")
 _MD_LINE_START = re.compile(r"^(\s*)([#+=>-]|\d+[.)])")
 
 
-def esc_md(value, inline: bool = False) -> str:
+def esc_md(value, inline: bool = False, limit: int = TEXT_MAX) -> str:
     """Cleaned and escaped for Markdown inline text and GFM table cells.
 
     Backslash-escapes what can start markup anywhere in a line (code spans, emphasis, HTML,
@@ -68,7 +94,7 @@ def esc_md(value, inline: bool = False) -> str:
     beginning of a line (headings, lists, quotes); CommonMark allows a backslash before any
     ASCII punctuation. Newlines are folded, so a cell stays one table row. ``inline``: the
     text does not start a line (a table cell), so block markers need no escape."""
-    text = _MD_SPECIAL.sub(r"\\\1", clean(value))
+    text = _MD_SPECIAL.sub(r"\\\1", clean(value, limit=limit))
     if inline:  # inside a table cell or after other text: no block can start here
         return text
     def block(m):

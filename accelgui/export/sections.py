@@ -13,7 +13,7 @@ from accelgui.export.labels import label, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, or_unknown
 from accelgui.export.advice import goal_line, start_rows
 from accelgui.export.route_text import first_reason_text, first_step_text, route_title
-from accelgui.export.sanitize import clean
+from accelgui.export.sanitize import clean, label_text
 from accelgui.export.table import Table
 
 
@@ -38,13 +38,13 @@ def build_sections(report, lang: str = "en") -> list[Table]:
     ] + ([[L("redaction"), L("redaction_done")]] if is_redacted(report) else [])))
 
     cloud = p.cloud if isinstance(p.cloud, dict) else None
-    cloud_text = " ".join(x for x in (clean(cloud.get("provider")), clean(cloud.get("instance_type")))
+    cloud_text = " ".join(x for x in (label_text(cloud.get("provider")), label_text(cloud.get("instance_type")))
                           if x) if cloud else ""
     plat = [
         [L("os"), U(p.os)], [L("os_release"), U(p.os_release)], [L("kernel"), U(p.kernel)],
         [L("machine"), U(p.machine)], [L("hostname"), hostname_text(report, lang)],
-        [L("virtualization"), clean(p.virtualization) or L("none")],
-        [L("container"), clean(p.container) or L("none")],
+        [L("virtualization"), label_text(p.virtualization) or L("none")],
+        [L("container"), label_text(p.container) or L("none")],
         [L("cloud"), cloud_text or L("none")],
     ]
     system = dmi_text(p.dmi, "sys_vendor", "product_name", "product_version")
@@ -63,16 +63,16 @@ def build_sections(report, lang: str = "en") -> list[Table]:
         clock = f"{fmt_num(c.max_mhz)} MHz max" + (f", {fmt_num(c.min_mhz)} MHz min" if c.min_mhz else "")
     cpu_rows = [
         [L("model"), U(c.model_name)],
-        [L("vendor"), " / ".join(x for x in (clean(c.vendor), clean(c.vendor_id)) if x) or L("unknown")],
+        [L("vendor"), " / ".join(x for x in (label_text(c.vendor), label_text(c.vendor_id)) if x) or L("unknown")],
         [L("arch"), U(c.arch)], [L("uarch"), U(c.microarchitecture)],
         [L("topology"), cpu_topology(c, lang)],
         [L("logical_cpus"), U(c.logical_cpus)], [L("numa_nodes"), U(c.numa_nodes)],
         [L("clock"), clock or L("unknown")],
         [L("caches"), cache_text(c) or L("unknown")],
-        [L("features"), " ".join(clean(f) for f in key_features(c)) or L("none")],
+        [L("features"), " ".join(label_text(f) for f in key_features(c)) or L("none")],
     ]
     if c.hypervisor_vendor:
-        cpu_rows.append([L("hypervisor"), clean(c.hypervisor_vendor)])
+        cpu_rows.append([L("hypervisor"), label_text(c.hypervisor_vendor)])
     sections.append(Table("cpu", L("cpu"), None, cpu_rows))
 
     sections.append(Table("memory", L("memory"), None, [
@@ -84,14 +84,14 @@ def build_sections(report, lang: str = "en") -> list[Table]:
     dev_rows, dev_status = [], []
     for i, d in enumerate(report.devices):
         kind = word(d.kind, lang) + (f" ({L('integrated')})" if d.integrated else "")
-        where = " ".join(x for x in (clean(d.bus), clean(d.address)) if x)
-        ids = clean(d.pci_id or d.usb_id)
+        where = " ".join(x for x in (label_text(d.bus), label_text(d.address)) if x)
+        ids = label_text(d.pci_id or d.usb_id)
         mem = device_memory(d)
         fix = clean(l10n.field_text(d, "fix", lang))
         why = clean(l10n.field_text(d, "readiness_reason", lang))
         remedy = f"{why} — {fix}" if why and fix else (fix or why)
-        dev_rows.append([str(i), kind, clean(d.vendor) or L("unknown"), clean(d.name) or L("unknown"),
-                         where or L("unknown"), ids, clean(d.driver) or L("none"),
+        dev_rows.append([str(i), kind, label_text(d.vendor) or L("unknown"), label_text(d.name) or L("unknown"),
+                         where or L("unknown"), ids, label_text(d.driver) or L("none"),
                          fmt_bytes(mem, lang) if mem is not None else "",
                          word(d.readiness, lang), remedy,
                          ", ".join(device_highlights(d, lang)[1 if mem is not None else 0:])])
@@ -105,17 +105,17 @@ def build_sections(report, lang: str = "en") -> list[Table]:
     sw = report.software
     sections.append(Table("software", L("software"), None, [], level=2))
     sections.append(Table("packages", L("packages"), [L("package"), L("pkg_version")],
-                          [[clean(k), clean(v) or L("unknown")] for k, v in sorted((sw.packages or {}).items())],
+                          [[label_text(k), clean(v) or L("unknown")] for k, v in sorted((sw.packages or {}).items())],
                           note=None if sw.packages else L("none"), level=3))
     sections.append(Table("toolkits", L("toolkits"), [L("name"), L("pkg_version")],
-                          [[clean(k), clean(v) or L("unknown")] for k, v in sorted((sw.toolkits or {}).items())],
+                          [[label_text(k), clean(v) or L("unknown")] for k, v in sorted((sw.toolkits or {}).items())],
                           note=None if sw.toolkits else L("none"), level=3))
     if sw.compilers:
         sections.append(Table("compilers", L("compilers"), [L("name"), L("pkg_version")],
-                              [[clean(k), clean(v if not isinstance(v, dict) else v.get("version"))
+                              [[label_text(k), clean(v if not isinstance(v, dict) else v.get("version"))
                                 or L("unknown")] for k, v in sorted(sw.compilers.items())], level=3))
     sections.append(Table("providers", L("providers"), [L("name")],
-                          [[clean(x)] for x in sw.providers or []],
+                          [[label_text(x)] for x in sw.providers or []],
                           note=None if sw.providers else L("none"), level=3))
 
     sections.extend(benchmark_sections(report, lang))   # accelgui/export/benchmarks.py
@@ -140,7 +140,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
 
     prow, pstat = [], []
     for pr in report.probes:
-        prow.append([clean(pr.name), word(pr.status, lang),
+        prow.append([label_text(pr.name), word(pr.status, lang),
                      fmt_num(round(pr.elapsed_ms, 1)) if num(pr.elapsed_ms) is not None else "",
                      clean(pr.error)])
         pstat.append(pr.status)

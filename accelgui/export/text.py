@@ -43,16 +43,16 @@ def render(report, lang: str = "en") -> str:
     def head(key: str) -> str:
         return f"{L(key)}:"
 
-    out.append(f"{L('title')} — accelgui {C.clean(report.accelgui_version)}, "
-               f"{C.clean(report.created)} (schema {C.clean(report.schema_version)})")
+    out.append(f"{L('title')} — accelgui {C.label_text(report.accelgui_version)}, "
+               f"{C.label_text(report.created)} (schema {C.label_text(report.schema_version)})")
     if report.sysroot and report.sysroot != "/":
         out.append(f"{L('sysroot')}: {C.clean(report.sysroot)}")
 
     # platform
     system = C.dmi_text(p.dmi, "sys_vendor", "product_name")
     cloud = p.cloud if isinstance(p.cloud, dict) else None
-    virt = _join([C.clean(p.virtualization), C.clean(p.container),
-                  _join([C.clean(cloud.get("provider")), C.clean(cloud.get("instance_type"))], " ")
+    virt = _join([C.label_text(p.virtualization), C.label_text(p.container),
+                  _join([C.label_text(cloud.get("provider")), C.label_text(cloud.get("instance_type"))], " ")
                   if cloud else ""], ", ")
     out.append(f"{head('platform')} " + _join([
         U(p.os_release or p.os), f"{L('kernel')} {U(p.kernel)}", U(p.machine),
@@ -62,12 +62,13 @@ def render(report, lang: str = "en") -> str:
         out.append(f"{L('redaction')}: {L('redaction_done')}")
 
     # cpu
-    cpu_line = _join([U(c.model_name), C.clean(c.microarchitecture), C.cpu_topology(c, lang),
+    cpu_line = _join([C.label_text(c.model_name) or L("unknown"), C.label_text(c.microarchitecture),
+                      C.cpu_topology(c, lang),
                       f"{C.fmt_num(c.max_mhz)} MHz" if c.max_mhz else ""])
     out.append(f"{head('cpu')} {cpu_line}")
     feats = C.key_features(c)
     if feats:
-        out.append(f"  {L('features')}: " + " ".join(C.clean(f) for f in feats))
+        out.append(f"  {L('features')}: " + " ".join(C.label_text(f) for f in feats))
     caches = C.cache_text(c)
     if caches:
         out.append(f"  {L('caches')}: {caches}")
@@ -83,12 +84,12 @@ def render(report, lang: str = "en") -> str:
                else f"{head('devices')} {L('no_devices')}")
     for i, d in enumerate(report.devices):
         facts = C.device_highlights(d, lang)
-        where = _join([C.clean(d.address), C.clean(d.pci_id or d.usb_id)], " ")
+        where = _join([C.label_text(d.address), C.label_text(d.pci_id or d.usb_id)], " ")
         line = (f"  [{i}] {C.word(d.kind, lang)}{' (' + L('integrated') + ')' if d.integrated else ''} "
-                f"{C.clean(d.vendor) or L('unknown')} {C.clean(d.name) or L('unknown')}"
+                f"{C.label_text(d.vendor) or L('unknown')} {C.label_text(d.name) or L('unknown')}"
                 + (f" @ {where}" if where else "")
                 + (f" ({', '.join(facts)})" if facts else "")
-                + (f", {L('driver').lower()} {C.clean(d.driver)}" if d.driver else "")
+                + (f", {L('driver').lower()} {C.label_text(d.driver)}" if d.driver else "")
                 + f" — {C.word(d.readiness, lang)}")
         out.append(line)
         if d.readiness != "ready":
@@ -103,14 +104,14 @@ def render(report, lang: str = "en") -> str:
     out.append(f"{head('software')}")
     if sw.packages:
         out.extend(_wrap(f"  {L('packages')}: ",
-                         [f"{C.clean(k)} {C.clean(v)}" for k, v in sorted(sw.packages.items())]))
+                         [f"{C.label_text(k)} {C.clean(v)}" for k, v in sorted(sw.packages.items())]))
     if sw.toolkits:
         out.extend(_wrap(f"  {L('toolkits')}: ",
-                         [f"{C.clean(k)} {C.clean(v) or L('unknown')}" for k, v in sorted(sw.toolkits.items())
+                         [f"{C.label_text(k)} {C.clean(v) or L('unknown')}" for k, v in sorted(sw.toolkits.items())
                           if v is not None]
                          or [L("none")]))
     if sw.providers:
-        out.extend(_wrap(f"  {L('providers')}: ", [C.clean(x) for x in sw.providers]))
+        out.extend(_wrap(f"  {L('providers')}: ", [C.label_text(x) for x in sw.providers]))
     if not (sw.packages or sw.toolkits or sw.providers):
         out[-1] += f" {L('none')}"
 
@@ -168,10 +169,10 @@ def render(report, lang: str = "en") -> str:
         out.append(f"{head('probes')} {L('probes_summary', **counts)}")
         for pr in report.probes:
             if pr.status in ("error", "timeout"):
-                out.append(f"  {C.word(pr.status, lang)} {C.clean(pr.name)}: {C.clean(pr.error)}")
+                out.append(f"  {C.word(pr.status, lang)} {C.label_text(pr.name)}: {C.clean(pr.error)}")
             for w in getattr(pr, "warnings", None) or []:      # inputs the probe could not use
                 if isinstance(w, dict):
-                    out.append(f"  {C.clean(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
+                    out.append(f"  {C.label_text(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
         unsure = [pr.name for pr in report.probes if pr.name in ("pci", "usb", "accel", "soc")
                   and pr.status in ("partial", "error", "timeout")]
         if unsure and not report.devices:       # "no accelerator" cannot be claimed then
