@@ -22,6 +22,7 @@ report's ``devices`` list:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -853,6 +854,9 @@ def _facts(dev: dict, family: str) -> None:
     elif spec and spec.get("memory_bandwidth_gbps"):
         details["memory_bandwidth_gbps"] = spec["memory_bandwidth_gbps"]
         details["memory_bandwidth_source"] = "specification"
+    elif spec and (low := _bandwidth_lower_bound(spec)):
+        details["memory_bandwidth_gbps"] = low
+        details["memory_bandwidth_source"] = "specification (lower bound)"
     else:
         details.setdefault("memory_bandwidth_gbps", None)
         details["memory_bandwidth_source"] = None
@@ -862,6 +866,28 @@ def _facts(dev: dict, family: str) -> None:
     else:
         details["specification"] = None     # looked up: no row knows this device
     details["segment"], details["form"] = _segment_form(dev, entry, spec)
+
+
+_MEMORY_TYPES: dict | None = None
+
+
+def _bandwidth_lower_bound(spec: dict) -> float | None:
+    """A lower bound of the memory bandwidth of a product whose row gives its bus width and
+    memory type but no bandwidth (a laptop part: the maker sets the memory clock): the bus
+    at the slowest data rate that memory type ships at (data/memory_types.json), or None."""
+    global _MEMORY_TYPES
+    bits, kind = spec.get("memory_bus_bits"), str(spec.get("memory_type") or "").strip().upper()
+    if not isinstance(bits, int) or bits <= 0 or not kind:
+        return None
+    if _MEMORY_TYPES is None:
+        from accelgui.data import read_bytes
+
+        try:
+            _MEMORY_TYPES = json.loads(read_bytes("accelgui.probes", "data/memory_types.json"))["types"]
+        except (OSError, ValueError, KeyError):
+            _MEMORY_TYPES = {}
+    rate = (_MEMORY_TYPES.get(kind) or {}).get("min_gbps_per_pin")
+    return round(bits * rate / 8, 1) if isinstance(rate, (int, float)) and rate > 0 else None
 
 
 def _spec_facts(dev: dict, spec: dict, unnamed: bool) -> None:

@@ -163,6 +163,10 @@ def test_a_laptop_gpu_gets_its_own_figures_not_the_desktop_cards(tmp_path):
     d = dev["details"]
     assert d["memory_bytes"] == row["memory_bytes"] <= 6 * GiB
     assert d["mobile"] is True and d["specification"]["match"] == "id"
+    # the maker sets a laptop part's memory clock: its bus at GDDR6's slowest rate, a lower bound
+    assert row.get("memory_bandwidth_gbps") is None and row["memory_type"] == "GDDR6"
+    assert d["memory_bandwidth_gbps"] == row["memory_bus_bits"] * 12 / 8
+    assert d["memory_bandwidth_source"] == "specification (lower bound)"
     assert d["compute_capability"] == 8.6 and d["compute_capability_source"] == "specification"
     # a tree without pci.ids names the card from its row
     assert "3060" in dev["name"] and "Laptop" in dev["name"]
