@@ -14,7 +14,7 @@ help:
 	@echo "make lint     ruff and the import contracts alone"
 	@echo "make probe    print the headless report of this machine"
 	@echo "make bench    run the benchmark scripts (figures against the C reference)"
-	@echo "make fuzz     random mutations of the recorded trees through every probe (10 min, one core)"
+	@echo "make fuzz     random mutations of the recorded trees through every probe (10 min, one core), then of the monitor's inputs"
 	@echo "make package  build a wheel and a PyInstaller one-folder bundle into dist/"
 	@echo "make check-install  install the wheel in a fresh venv and run it from elsewhere"
 
@@ -55,6 +55,7 @@ bench: $(STAMP)
 # not part of make test: FUZZ_ARGS="--minutes 1" for a short run
 fuzz: $(STAMP)
 	nice -n 10 $(BIN)/python tests/benchmarks/fuzz_trees.py $(FUZZ_ARGS)
+	nice -n 10 $(BIN)/python tests/benchmarks/fuzz_monitor.py $(FUZZ_ARGS)
 
 package: $(STAMP)
 	$(BIN)/python -m pip install --quiet build pyinstaller

@@ -8,13 +8,26 @@ scrapes only read it) in base units, and the report's facts as ``_info`` metrics
 cardinality is bounded: devices, CPUs and sensors are capped, throttle reasons come from the
 family data, processes are counted, never labelled. SIGTERM and SIGINT stop it cleanly.
 
+Samples follow a monotonic schedule (the k-th at start + k x interval; a late one skips the
+ticks it missed, never drifts); a sample that raises is reported on stderr and the schedule
+goes on. The exposition is rendered once per sample (``generate_latest``) and served by
+:class:`MetricsServer`, an asyncio server in one thread made to be left running: a listen
+backlog of 1024, a request head must arrive within ``HEADER_TIMEOUT_S`` and an idle
+keep-alive connection is closed after ``IDLE_TIMEOUT_S``, at most ``MAX_REQUESTS`` responses in
+flight (beyond: 503 at once, as node exporter's ``--web.max-requests``), open connections
+capped, ``/metrics`` only (``/`` is a page with a link, anything else 404), GET and HEAD.
+
 Never imports Qt or Numba (the import contracts in pyproject.toml check it).
 """
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import json
+import math
 import signal
+import socket
 import sys
 import threading
 import time
@@ -23,6 +36,9 @@ from accelgui.l10n import tr
 
 DEFAULT_ADDRESS = "127.0.0.1:9464"      # the const of --serve-metrics in cli.py
 MAX_DEVICES, MAX_CPUS, MAX_SENSORS = 64, 1024, 128
+#: the HTTP server's limits (see the module docstring)
+HEADER_TIMEOUT_S, IDLE_TIMEOUT_S, WRITE_TIMEOUT_S = 5.0, 30.0, 30.0
+MAX_REQUESTS, MAX_CONNECTIONS, BACKLOG, MAX_HEAD_BYTES = 40, 4096, 1024, 16384
 
 
 def _usage(text: str):
@@ -43,7 +59,44 @@ def _sampler(args):
     from accelgui.probes.monitor import Sampler
 
     from accelgui.cli import _check_sysroot
-    return Sampler(ProbeContext(root=_check_sysroot(args.sysroot)))
+    return Sampler(ProbeContext(root=_check_sysroot(args.sysroot)), deadline_s=sample_deadline(args.interval))
+
+
+def sample_deadline(interval: float) -> float:
+    """How long one source may take in one sample: the interval, within 1 to 5 seconds."""
+    return max(1.0, min(5.0, interval))
+
+
+class Schedule:
+    """Monotonic ticks ``start + k * interval``: ``delay()`` is the wait until the next one;
+    a tick already missed (a slow sample) is skipped, so the schedule never drifts."""
+
+    def __init__(self, interval: float, clock=time.monotonic):
+        self.interval, self.clock = interval, clock
+        self.start = clock()
+        self.k = 0
+
+    def delay(self) -> float:
+        now = self.clock()
+        self.k = max(self.k + 1, math.floor((now - self.start) / self.interval) + 1)
+        return max(0.0, self.start + self.k * self.interval - now)
+
+
+def _take(sampler, lang: str, said: set):
+    """One sample, or None when the sampler raised (said once on stderr per kind of error)."""
+    try:
+        return sampler.sample()
+    except Exception as exc:  # noqa: BLE001 - one bad sample must not stop a long-running monitor
+        text = f"{type(exc).__name__}: {exc}"[:300]
+        if text not in said and len(said) < 100:
+            said.add(text)
+            sys.stderr.write(f"accelgui: warning: a sample failed: {text}\n")
+        return None
+
+
+def _sources_line(sample: dict) -> str | None:
+    bad = [f"{name}: {st['error']}" for name, st in (sample.get("sources") or {}).items() if not st.get("ok")]
+    return ("! " + "; ".join(bad)) if bad else None
 
 
 def _fmt(value, digits=0) -> str:
@@ -79,7 +132,8 @@ def render_table(sample: dict, lang: str = "en") -> str:
     stamp = time.strftime("%H:%M:%S", time.localtime(sample["t"]))
     lines = [stamp] + ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                        for r in rows]
-    return "\n".join(lines)
+    failed = _sources_line(sample)
+    return "\n".join(lines + ([failed] if failed else []))
 
 
 def cmd_monitor(args, lang: str = "en", out=None) -> int:
@@ -90,23 +144,26 @@ def cmd_monitor(args, lang: str = "en", out=None) -> int:
     if fmt not in ("text", "json"):
         raise _usage("--monitor prints --format text or json")
     sampler = _sampler(args)
+    said: set = set()
     try:
-        sampler.sample()                        # rates need a previous sample
+        _take(sampler, lang, said)              # rates need a previous sample
         time.sleep(min(args.interval, 0.25))
         n = 0
+        schedule = Schedule(args.interval)
         while True:
-            sample = sampler.sample()
-            if fmt == "json":
-                out.write(json.dumps(sample, separators=(",", ":")) + "\n")
-            elif tty:
-                out.write("\x1b[H\x1b[J" + render_table(sample, lang) + "\n")
-            else:
-                out.write(render_table(sample, lang) + "\n\n")
-            out.flush()
-            n += 1
-            if args.count is not None and n >= args.count:
-                return 0
-            time.sleep(args.interval)
+            sample = _take(sampler, lang, said)
+            if sample is not None:
+                if fmt == "json":
+                    out.write(json.dumps(sample, separators=(",", ":"), allow_nan=False) + "\n")
+                elif tty:
+                    out.write("\x1b[H\x1b[J" + render_table(sample, lang) + "\n")
+                else:
+                    out.write(render_table(sample, lang) + "\n\n")
+                out.flush()
+                n += 1
+                if args.count is not None and n >= args.count:
+                    return 0
+            time.sleep(schedule.delay())
     except KeyboardInterrupt:
         if tty:
             sys.stderr.write(tr("monitor.cli.interrupted", lang) + "\n")
@@ -134,6 +191,7 @@ class MonitorCollector:
 
     def __init__(self):
         self.sample: dict | None = None
+        self.serial = 0                 # samples taken: what the rendered exposition is keyed by
         self.report = None
 
     def collect(self):
@@ -170,6 +228,16 @@ def sample_families(sample: dict, gauge) -> list:
     from prometheus_client.core import CounterMetricFamily
 
     extra = []
+    gauge("accelgui_sample_timestamp_seconds",
+          "when the sample served was taken (unix seconds): alert when it falls behind").add_metric([], sample["t"])
+    sources = sample.get("sources") or {}
+    ok = gauge("accelgui_scrape_collector_success", "1 when a source answered in the last sample", ["collector"])
+    took = gauge("accelgui_scrape_collector_duration_seconds", "time a source took in the last sample",
+                 ["collector"])
+    for name, st in sources.items():
+        ok.add_metric([name], 1 if st.get("ok") else 0)
+        if st.get("seconds") is not None:
+            took.add_metric([name], st["seconds"])
     cpu, mem = sample["cpu"], sample["memory"]
     util = gauge("accelgui_cpu_utilisation_ratio", "CPU busy fraction since the previous sample", ["cpu"])
     if cpu["util_pct"] is not None:
@@ -283,22 +351,252 @@ def report_families(report) -> list:
     return fams
 
 
-def serve_metrics(args, lang: str = "en", ready=None, stop: threading.Event | None = None) -> int:
+class MetricsCache:
+    """The exposition rendered once per sample (and once more when the report's facts
+    arrive): every scrape in between is served the same bytes, so concurrent scrapes cost
+    the same as one. The gzip form is made on the first scrape that asks for it."""
+
+    def __init__(self, registry):
+        self.registry = registry
+        self.lock = threading.Lock()
+        self.key = None
+        self.body = b""
+        self._gzip: bytes | None = None
+
+    def refresh(self, key) -> None:
+        from prometheus_client import generate_latest
+
+        with self.lock:
+            if key == self.key and self.body:
+                return
+            body = generate_latest(self.registry)
+            self.key, self.body, self._gzip = key, body, None
+
+    def get(self, gzipped: bool = False) -> bytes:
+        body = self.body
+        if not gzipped:
+            return body
+        with self.lock:
+            if self._gzip is None or self._gzip[0] is not body:
+                self._gzip = (body, gzip.compress(body, compresslevel=5))
+            return self._gzip[1]
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
+            431: "Request Header Fields Too Large", 503: "Service Unavailable", 505: "HTTP Version Not Supported"}
+_INDEX = (b"<!doctype html><html><head><title>accelgui exporter</title></head><body>"
+          b"<h1>accelgui exporter</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n")
+
+
+class MetricsServer:
+    """The /metrics endpoint (see the module docstring) in a thread of its own.
+
+    ``body(gzipped)`` gives the bytes to serve. The socket is bound in the constructor (it
+    raises OSError when the address cannot be had); ``start()`` serves, ``stop()`` closes
+    every connection and joins the thread."""
+
+    def __init__(self, host: str, port: int, body, content_type: str, *, max_requests: int = MAX_REQUESTS,
+                 max_connections: int | None = None, header_timeout_s: float = HEADER_TIMEOUT_S,
+                 idle_timeout_s: float = IDLE_TIMEOUT_S, write_timeout_s: float = WRITE_TIMEOUT_S,
+                 backlog: int = BACKLOG):
+        self.body, self.content_type = body, content_type.encode()
+        self.max_requests = max_requests
+        self.max_connections = max_connections or _connection_cap()
+        self.header_timeout_s, self.idle_timeout_s, self.write_timeout_s = \
+            header_timeout_s, idle_timeout_s, write_timeout_s
+        self.backlog = backlog
+        self.in_flight = 0
+        self.connections = 0
+        self.served = {"ok": 0, "busy": 0, "dropped": 0}
+        self.sock = _listen(host, port, backlog)
+        self.server_address = self.sock.getsockname()[:2]
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._stopped: asyncio.Event | None = None
+        self._started = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="metrics-http")
+        self._writers: set = set()
+
+    def start(self) -> MetricsServer:
+        self.thread.start()
+        self._started.wait(10)
+        return self
+
+    def stop(self) -> None:
+        if self.loop is not None and self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self._stopped.set)
+            self.thread.join(timeout=5)
+        else:
+            self.sock.close()
+
+    def _run(self) -> None:
+        loop = self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._serve())
+        finally:
+            pending = asyncio.all_tasks(loop)           # connections still open: ended quietly
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.wait(pending, timeout=5))
+            loop.close()
+
+    async def _serve(self) -> None:
+        self._stopped = asyncio.Event()
+        server = await asyncio.start_server(self._client, sock=self.sock, backlog=self.backlog, limit=MAX_HEAD_BYTES)
+        self._started.set()
+        try:
+            await self._stopped.wait()
+        finally:
+            server.close()
+            for w in list(self._writers):
+                w.transport.abort()
+            await server.wait_closed()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.connections >= self.max_connections:     # over the cap: closed at once
+            self.served["dropped"] += 1
+            writer.transport.abort()
+            return
+        self.connections += 1
+        self._writers.add(writer)
+        loop = asyncio.get_running_loop()
+        try:
+            buf = b""
+            while True:
+                idle_by, head_by = loop.time() + self.idle_timeout_s, None
+                while b"\r\n\r\n" not in buf:
+                    if len(buf) > MAX_HEAD_BYTES:
+                        await self._answer(writer, 431, b"request head too large\n", close=True)
+                        return
+                    if buf and head_by is None:         # a request began: its head has a deadline
+                        head_by = loop.time() + self.header_timeout_s
+                    try:
+                        chunk = await asyncio.wait_for(reader.read(4096),
+                                                       max(0.0, (head_by or idle_by) - loop.time()))
+                    except asyncio.TimeoutError:
+                        if buf:                          # half a request: dropped
+                            self.served["dropped"] += 1
+                            await self._answer(writer, 408, b"request timeout\n", close=True)
+                        return                           # idle: closed
+                    if not chunk:
+                        return
+                    buf += chunk
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                if not await self._request(writer, head):
+                    return
+        except (ConnectionError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            return
+        finally:
+            self.connections -= 1
+            self._writers.discard(writer)
+            writer.close()
+
+    async def _request(self, writer, head: bytes) -> bool:
+        """Answer one request; False when the connection is to be closed."""
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split()
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            await self._answer(writer, 400 if len(parts) != 3 else 505, b"bad request\n", close=True)
+            return False
+        method, target, version = parts
+        headers = {}
+        for line in lines[1:]:
+            key, sep, value = line.partition(":")
+            if sep:
+                headers[key.strip().lower()] = value.strip().lower()
+        conn = headers.get("connection", "")
+        close = "close" in conn or (version == "HTTP/1.0" and "keep-alive" not in conn)
+        if "content-length" in headers or "transfer-encoding" in headers:
+            close = True                         # a body we will not read: the stream ends here
+        path = target.split("?", 1)[0]
+        if method not in ("GET", "HEAD"):
+            await self._answer(writer, 405, b"GET or HEAD only\n", close=close, extra=b"Allow: GET, HEAD\r\n")
+        elif path == "/metrics":
+            if self.in_flight >= self.max_requests:
+                self.served["busy"] += 1
+                await self._answer(writer, 503, b"too many requests in flight\n", close=True,
+                                   extra=b"Retry-After: 1\r\n")
+                return False
+            gzipped = "gzip" in headers.get("accept-encoding", "")
+            body = self.body(gzipped)
+            self.served["ok"] += 1
+            await self._answer(writer, 200, body, close=close, head=method == "HEAD", ctype=self.content_type,
+                               extra=b"Content-Encoding: gzip\r\n" if gzipped else b"")
+        elif path == "/":
+            await self._answer(writer, 200, _INDEX, close=close, head=method == "HEAD",
+                               ctype=b"text/html; charset=utf-8")
+        else:
+            await self._answer(writer, 404, b"not found: the metrics are at /metrics\n", close=close,
+                               head=method == "HEAD")
+        return not close
+
+    async def _answer(self, writer, status: int, body: bytes, *, close: bool, head: bool = False,
+                      ctype: bytes = b"text/plain; charset=utf-8", extra: bytes = b"") -> None:
+        writer.write(b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s%s\r\n"
+                     % (status, _REASONS[status].encode(), ctype, len(body), extra,
+                        b"Connection: close\r\n" if close else b"Connection: keep-alive\r\n"))
+        if not head:
+            writer.write(body)
+        if not writer.transport.get_write_buffer_size():
+            return                  # all of it with the kernel already: nothing of ours in flight
+        self.in_flight += 1         # a reader slower than the response: its bytes wait here
+        try:
+            await asyncio.wait_for(writer.drain(), self.write_timeout_s)
+        finally:
+            self.in_flight -= 1
+
+
+def _connection_cap() -> int:
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 256
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(16, min(MAX_CONNECTIONS, soft - 64))      # leave descriptors for the sampler
+
+
+def _listen(host: str, port: int, backlog: int) -> socket.socket:
+    """A listening TCP socket on ``host`` (name, IPv4 or IPv6 address) and ``port`` (0: any)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    error: OSError | None = None
+    for family, kind, proto, _, addr in sorted(infos, key=lambda i: i[0] != socket.AF_INET):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)    # "[::]" keeps the system's
+            sock.bind(addr)
+            sock.listen(backlog)
+            sock.setblocking(False)
+            return sock
+        except OSError as exc:
+            sock.close()
+            error = exc
+    raise error or OSError("no address to listen on")
+
+
+def serve_metrics(args, lang: str = "en", ready=None, stop: threading.Event | None = None,
+                  max_requests: int = MAX_REQUESTS) -> int:
     """Serve until SIGTERM/SIGINT (or ``stop`` is set). ``ready(address)`` is called once
     listening (tests use it to learn an ephemeral port)."""
-    from prometheus_client import CollectorRegistry, start_http_server
+    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry
 
     _check(args, lang)
     host, port = parse_address(args.serve_metrics, lang)
     collector = MonitorCollector()
     registry = CollectorRegistry(auto_describe=False)
     registry.register(collector)
+    cache = MetricsCache(registry)
+    cache.refresh(("start",))
     try:
-        httpd, thread = start_http_server(port, addr=host, registry=registry)
+        httpd = MetricsServer(host, port, cache.get, CONTENT_TYPE_LATEST, max_requests=max_requests)
     except OSError as exc:
         text = tr("monitor.cli.cannot_listen", lang, address=f"{host}:{port}", reason=exc.strerror or exc)
         sys.stderr.write(f"accelgui: error: {text}\n")
         return 1
+    httpd.start()
     stop = stop or threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():
@@ -308,17 +606,29 @@ def serve_metrics(args, lang: str = "en", ready=None, stop: threading.Event | No
     address = f"[{bound[0]}]:{bound[1]}" if ":" in bound[0] else f"{bound[0]}:{bound[1]}"
     sys.stderr.write(tr("monitor.cli.serving", lang, address=address) + "\n")
     sampler = _sampler(args)
-    threading.Thread(target=_probe_facts, args=(collector, sampler.ctx), daemon=True, name="metrics-report").start()
+
+    def facts():
+        _probe_facts(collector, sampler.ctx)
+        cache.refresh((collector.serial, "report"))
+
+    threading.Thread(target=facts, daemon=True, name="metrics-report").start()
     if ready is not None:
         ready(address)
+    said: set = set()
     try:
-        sampler.sample()
-        while not stop.wait(min(args.interval, 0.25) if collector.sample is None else args.interval):
-            collector.sample = sampler.sample()
+        _take(sampler, lang, said)              # rates need a previous sample
+        if not stop.wait(min(args.interval, 0.25)):
+            schedule = Schedule(args.interval)
+            while True:
+                sample = _take(sampler, lang, said)
+                if sample is not None:
+                    collector.sample = sample
+                    collector.serial += 1
+                    cache.refresh((collector.serial, collector.report is not None))
+                if stop.wait(schedule.delay()):
+                    break
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+        httpd.stop()
         sampler.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -8,6 +8,8 @@ are the change between two consecutive samples, null on the first.
 
 from __future__ import annotations
 
+import math
+
 from accelgui.probes.context import ProbeContext
 from accelgui.probes.monitor.telemetry import _tidy, rate
 
@@ -23,6 +25,8 @@ def _stat(ctx: ProbeContext) -> tuple[dict, int | None]:
             try:
                 ticks = [int(x) for x in parts[1:9]]
             except ValueError:
+                continue
+            if len(ticks) < 4:              # a short line (user nice system idle at least)
                 continue
             idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
             cpus[parts[0]] = (sum(ticks), idle)
@@ -134,9 +138,10 @@ def sample_cpu(ctx: ProbeContext, state: dict, now: float) -> dict:
 
     def loadavg(i):
         try:
-            return float(load[i])
+            value = float(load[i])
         except (IndexError, ValueError):
             return None
+        return value if math.isfinite(value) else None      # "1e999" would print Infinity
 
     return {
         "util_pct": _busy_pct(prev.get("cpu"), cpus.get("cpu")),
