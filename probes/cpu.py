@@ -92,10 +92,52 @@ def parse_cpulist(text: str | None) -> set[int] | None:
     return out
 
 
-def parse_cpumask(text: str | None) -> int | None:
-    """Kernel cpu mask ("ffffffff,00000003") -> int bitmask; None when malformed."""
+_CACHED_TEXT = 20_000        # longest mask/list text kept in the parse caches (65,536 CPUs)
+
+
+def parse_cpulist_mask(text: str | None) -> int | None:
+    """Kernel cpu list ("0-3,8") -> int bitmask (bit N: CPU N); None when missing or
+    malformed. Every CPU of a socket holds the same list text, so a parse is cached per
+    distinct text and the same int is handed out again: memory stays linear in the CPUs
+    (texts longer than any real list are parsed, not kept)."""
     if text is None:
         return None
+    if len(text) > _CACHED_TEXT:
+        return _parse_cpulist_mask.__wrapped__(text)
+    return _parse_cpulist_mask(text)
+
+
+@lru_cache(maxsize=512)
+def _parse_cpulist_mask(text: str) -> int | None:
+    text = text.strip().strip("\x00").strip()
+    out = 0
+    if not text:
+        return out
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            return None
+        if a < 0 or b < a or b >= _MAX_CPUS:
+            return None
+        out |= ((1 << (b - a + 1)) - 1) << a
+    return out
+
+
+def parse_cpumask(text: str | None) -> int | None:
+    """Kernel cpu mask ("ffffffff,00000003") -> int bitmask; None when malformed (cached
+    per distinct text, as :func:`parse_cpulist_mask`)."""
+    if text is None:
+        return None
+    if len(text) > _CACHED_TEXT:
+        return _parse_cpumask.__wrapped__(text)
+    return _parse_cpumask(text)
+
+
+@lru_cache(maxsize=512)
+def _parse_cpumask(text: str) -> int | None:
     text = text.strip().strip("\x00").strip().replace(",", "")
     if not text:
         return None
@@ -103,6 +145,15 @@ def parse_cpumask(text: str | None) -> int | None:
         return int(text, 16)
     except ValueError:
         return None
+
+
+def _bits(mask: int):
+    """The CPUs (set bits) of a mask, lowest first, in time linear in its width."""
+    text = bin(mask)[:1:-1]
+    i = text.find("1")
+    while i >= 0:
+        yield i
+        i = text.find("1", i + 1)
 
 
 def parse_size(text: str | None) -> int | None:
@@ -729,36 +780,45 @@ def _topology(r: ProbeContext, ids: list[int], mtid: str | None, info: CpuInfo |
       the ``core_siblings`` masks, the ``core_siblings_list``/``package_cpus_list`` files,
       cpuinfo ``physical id`` and the NUMA nodes' cpulists. The count most sources give
       wins (ties go to that order); a source that disagrees is recorded as a warning, so one
-      contradictory mask cannot invent a socket;
+      contradictory mask cannot invent a socket; an Arm tree whose "packages" are the
+      clusters of one SoC (older kernels numbered DT clusters so) is one package, see
+      :func:`_clusters_as_packages`;
     * threads_per_core is the largest ``thread_siblings`` mask (``max thread id`` + 1 on
       s390), as lscpu counts it. Where the topology has books (s390), ``sockets`` is what
       lscpu prints there, sockets per book; a z/VM guest's ``CPU Topology SW`` line in
       ``proc/sysinfo`` overrides both, as in lscpu.
+
+    Masks and lists are held as ints (bitsets), parsed once per distinct text: memory and
+    time stay linear in the CPUs (a set per CPU of its socket's CPUs was quadratic).
     """
     base = "sys/devices/system/cpu"
     nthreads = 0
-    core_of: dict[int, int] = {}                # cpu -> its thread_siblings mask
+    core_of: dict[int, tuple | None] = {}       # cpu -> its core (thread_siblings' CPUs)
     sources: dict[str, dict[int, object]] = {"physical_package_id": {}, "core_siblings": {},
                                              "core_siblings_list": {}}
     books: set = set()
-    for cpu in ids:
+    same: dict[int, int] = {}                   # one object per distinct package mask
+    for cpu in ids:                             # masks are ints (bitsets)
         tp = f"{base}/cpu{cpu}/topology"
-        if not r.exists(f"{tp}/thread_siblings"):
+        text = r.read_text(f"{tp}/thread_siblings")
+        if text is None and not r.exists(f"{tp}/thread_siblings"):
             continue
-        threads = parse_cpumask(r.read_text(f"{tp}/thread_siblings"))
+        # a core is kept as the tuple of its CPUs, not as a mask as wide as the machine:
+        # one mask per core would be quadratic (16,384 CPUs: 8,192 masks of 2 KiB)
+        threads = parse_cpumask(text)
         n = bin(threads).count("1") if threads else 0
         nthreads = max(nthreads, n or 1)
-        core_of[cpu] = threads
+        core_of[cpu] = tuple(_bits(threads)) if 0 < n <= 64 else threads   # garbage: as read
         core_sib = parse_cpumask(r.read_text(f"{tp}/core_siblings"))
         if core_sib is not None:
-            sources["core_siblings"][cpu] = core_sib
+            sources["core_siblings"][cpu] = same.setdefault(core_sib, core_sib)
         pkg = r.read_int(f"{tp}/physical_package_id")
         if pkg is not None:
             sources["physical_package_id"][cpu] = pkg
-        lst = parse_cpulist(r.read_text(f"{tp}/core_siblings_list") or
-                            r.read_text(f"{tp}/package_cpus_list"))
+        lst = parse_cpulist_mask(r.read_text(f"{tp}/core_siblings_list") or
+                                 r.read_text(f"{tp}/package_cpus_list"))
         if lst:
-            sources["core_siblings_list"][cpu] = frozenset(lst)
+            sources["core_siblings_list"][cpu] = same.setdefault(lst, lst)
         book = parse_cpumask(r.read_text(f"{tp}/book_siblings"))
         if book is not None:
             books.add(book)
@@ -769,6 +829,9 @@ def _topology(r: ProbeContext, ids: list[int], mtid: str | None, info: CpuInfo |
         sources["cpuinfo physical id"] = {cpu: b["physical id"] for cpu, b in info.cpus.items()
                                           if "physical id" in b and cpu in core_of}
     sources["node cpulist"] = _node_of(r, core_of)
+    if _clusters_as_packages(info, core_of, sources):
+        for name in _SOCKET_FILES:              # one package: the "packages" are clusters
+            sources[name] = dict.fromkeys(sources[name], 0)
     nsockets = _vote_sockets(r, sources)
     threads_per_core = nthreads or None
     if mtid is not None and mtid.isdigit():
@@ -798,6 +861,42 @@ def _node_of(r: ProbeContext, cpus) -> dict[int, int]:
             if cpu in cpus:
                 out[cpu] = int(name[4:])
     return out
+
+
+def _type_key(t: dict) -> tuple:
+    """A kind of core: vendor, model, model name (not the stepping: a server may mix
+    steppings of one model across its sockets)."""
+    return (t.get("vendor"), t.get("model"), t.get("modelname"))
+
+
+def _clusters_as_packages(info: CpuInfo | None, core_of: dict,
+                          sources: dict[str, dict[int, object]]) -> bool:
+    """Whether the "packages" of an Arm tree are the clusters of one SoC. Before the v6.0
+    arch_topology rework, arm/arm64 kernels numbered each cluster of the device tree's
+    cpu-map as a package (``physical_package_id`` 0/1/2 and ``core_siblings`` per cluster,
+    as in util-linux's A510/A710/A715/X3 dump, where lscpu counts one socket per CPU type).
+    Real sockets hold the same kinds of core; so when every package holds kinds of core no
+    other package holds (big.LITTLE clusters), and no NUMA node split says otherwise, the
+    tree is one package."""
+    if info is None or len(info.types) < 2 or not info.cpu_type or \
+            "CPU implementer" not in info.first:
+        return False
+    if len(set(sources.get("node cpulist", {}).values())) > 1:
+        return False
+    packages = sources["physical_package_id"] or sources["core_siblings"] or \
+        sources["core_siblings_list"]
+    if len(set(packages.values())) < 2:
+        return False
+    first = info.type.get("vendor")             # a type that never saw its own vendor line
+    keys = [(t.get("vendor") or first, t.get("model"), t.get("modelname")) for t in info.types]
+    owner: dict[tuple, object] = {}             # kind of core -> the one package holding it
+    for cpu, pkg in packages.items():
+        idx = info.cpu_type.get(cpu)
+        if idx is None or cpu not in core_of:
+            return False
+        if owner.setdefault(keys[idx], pkg) != pkg:
+            return False                        # a kind of core in two packages: sockets
+    return True
 
 
 _SOCKET_FILES = {"physical_package_id": "physical_package_id", "core_siblings": "core_siblings",
@@ -833,18 +932,23 @@ def _vote_sockets(r: ProbeContext, sources: dict[str, dict[int, object]]) -> int
     return winner
 
 
-def _core_types(info: CpuInfo | None, core_of: dict[int, int], nsockets: int) -> list[dict] | None:
+def _core_types(info: CpuInfo | None, core_of: dict, nsockets: int) -> list[dict] | None:
     """lscpu's per-type view, for CPUs of more than one type (big.LITTLE, hybrid Arm):
     [{model_name, cores, cores_per_socket, cpus}] in cpuinfo's order of types."""
     if info is None or len(info.types) < 2 or not info.cpu_type:
         return None
     groups: dict[tuple, list[int]] = {}         # types that lscpu repeats (GB10: A725, X925,
     names: dict[tuple, str | None] = {}         # A725, X925 by cluster) are one kind of core
+    by_type: dict[int, list[int]] = {}          # one pass over the CPUs, not one per type
+    for cpu in core_of:
+        by_type.setdefault(info.cpu_type.get(cpu, 0), []).append(cpu)
     for idx, t in enumerate(info.types):
-        _, arm_model, _ = arm_decode(t.get("vendor"), t.get("model"))
-        key = (t.get("vendor"), t.get("model"), t.get("modelname"))
+        # a type that starts at its "CPU part" line and covers one last CPU (a lone Cortex-X3)
+        # never sees a "CPU implementer" line of its own: it is the first type's (lscpu >= 2.39)
+        _, arm_model, _ = arm_decode(t.get("vendor") or info.type.get("vendor"), t.get("model"))
+        key = _type_key(t)
         names[key] = arm_model or t.get("modelname")
-        groups.setdefault(key, []).extend(cpu for cpu in core_of if info.cpu_type.get(cpu, 0) == idx)
+        groups.setdefault(key, []).extend(by_type.get(idx, ()))
     out = []
     for key, cpus in groups.items():
         if not cpus:
@@ -858,18 +962,20 @@ def _core_types(info: CpuInfo | None, core_of: dict[int, int], nsockets: int) ->
 def _topology_from_lists(r: ProbeContext, ids: list[int]):
     """No masks at all (not how the kernel lays it out): try the *_list files."""
     base = "sys/devices/system/cpu"
-    nthreads, cores, sockets = 0, set(), set()
+    nthreads, cores, sockets = 0, set(), set()  # of masks (ints), one per distinct list text
     for cpu in ids:
         tp = f"{base}/cpu{cpu}/topology"
-        threads = parse_cpulist(r.read_text(f"{tp}/thread_siblings_list") or r.read_text(f"{tp}/core_cpus_list"))
-        pkg = parse_cpulist(r.read_text(f"{tp}/core_siblings_list") or r.read_text(f"{tp}/package_cpus_list"))
+        threads = parse_cpulist_mask(r.read_text(f"{tp}/thread_siblings_list") or
+                                     r.read_text(f"{tp}/core_cpus_list"))
+        pkg = parse_cpulist_mask(r.read_text(f"{tp}/core_siblings_list") or
+                                 r.read_text(f"{tp}/package_cpus_list"))
         if threads is None and pkg is None:
             continue
-        if threads:
-            nthreads = max(nthreads, len(threads))
-            cores.add(frozenset(threads))
+        if threads and threads not in cores:
+            nthreads = max(nthreads, bin(threads).count("1"))
+            cores.add(threads)
         if pkg:
-            sockets.add(frozenset(pkg))
+            sockets.add(pkg)
     if not cores:
         return None, None, None
     nsockets = len(sockets) or None
@@ -877,41 +983,57 @@ def _topology_from_lists(r: ProbeContext, ids: list[int]):
 
 
 class _Cache:
-    __slots__ = ("name", "type", "level", "id", "size", "sharedmap")
+    __slots__ = ("name", "type", "level", "id", "size", "sharedmap", "ordinal")
 
-    def __init__(self, name, ctype, level, cid, size):
+    def __init__(self, name, ctype, level, cid, size, ordinal):
         self.name, self.type, self.level, self.id, self.size = name, ctype, level, cid, size
         self.sharedmap = None
+        self.ordinal = ordinal                  # its place among the caches of its level/type
 
 
 def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
+    """Cache instances as lscpu counts them: by level + type + ``id``; without an ``id``,
+    the first instance of that level and type whose shared map holds the CPU (lscpu's
+    mk_cache_id), found through a map of CPU -> instance per level and type (filled once
+    per CPU as instances appear), not by scanning every instance for every CPU."""
     base = "sys/devices/system/cpu"
     caches: list[_Cache] = []
     index: dict[tuple, _Cache] = {}
+    owner: dict[tuple, dict[int, _Cache]] = {}  # (type, level) -> cpu -> first instance holding it
+    covered: dict[tuple, int] = {}              # (type, level) -> mask of the CPUs in owner
+    count: dict[tuple, int] = {}                # (type, level) -> instances so far
+
+    def share(ca: _Cache, mask: int) -> None:
+        ca.sharedmap = True                     # its CPUs live in owner: no mask per instance
+        kind = (ca.type, ca.level)
+        seen = covered.get(kind, 0)
+        new = mask & ~seen
+        if new:
+            covered[kind] = seen | new
+            cpus = owner.setdefault(kind, {})
+            for cpu in _bits(new):
+                cpus[cpu] = ca
 
     def mk_cache_id(cpu, ctype, level):
-        idx = 0
-        for ca in caches:
-            if ca.level != level or ca.type != ctype:
-                continue
-            if ca.sharedmap and (ca.sharedmap >> cpu) & 1:
-                return idx
-            idx += 1
-        return idx
+        ca = owner.get((ctype, level), {}).get(cpu)
+        return ca.ordinal if ca is not None else count.get((ctype, level), 0)
 
     def get_or_add(ctype, level, cid, name, size):
         key = (ctype, level, cid)
         ca = index.get(key)
         if ca is None:
-            ca = _Cache(name, ctype, level, cid, size)
+            n = count.get((ctype, level), 0)
+            count[(ctype, level)] = n + 1
+            ca = _Cache(name, ctype, level, cid, size, n)
             caches.append(ca)
             index[key] = ca
         return ca
 
     for cpu in ids:
         d = f"{base}/cpu{cpu}"
+        names = set(r.listdir(f"{d}/cache"))    # one listing, not a lookup per index
         n = 0
-        while n < 64 and r.exists(f"{d}/cache/index{n}"):
+        while n < 64 and f"index{n}" in names:
             n += 1
         if n == 0:
             if r.exists(f"{d}/l1_icache_size"):                 # SPARC
@@ -924,7 +1046,7 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
                     cid = mk_cache_id(cpu, ctype, level)
                     ca = get_or_add(ctype, level, cid, name, size)
                     if ca.sharedmap is None:
-                        ca.sharedmap = 1 << cpu
+                        share(ca, 1 << cpu)
             continue
         for k in range(n):
             idx = f"{d}/cache/index{k}"
@@ -947,7 +1069,7 @@ def _caches(r: ProbeContext, ids: list[int], ecaches: list[dict]) -> dict:
                 size = parse_size(r.read_line(f"{idx}/size")) or 0
                 ca = get_or_add(ctype, level, cid, f"L{level}{suffix}", size)
             if ca.sharedmap is None:
-                ca.sharedmap = _shared_map(r, idx, d, cpu)
+                share(ca, _shared_map(r, idx, d, cpu))
     out: dict[str, dict] = {}
     for ca in caches:
         entry = out.setdefault(ca.name.lower(), {"size_bytes": 0, "instances": 0})
@@ -968,8 +1090,7 @@ def _shared_map(r: ProbeContext, idx: str, cpu_dir: str, cpu: int) -> int:
     the CPU's thread siblings share it, so it is counted once per core, not per thread."""
     mask = parse_cpumask(r.read_text(f"{idx}/shared_cpu_map"))
     if not mask:
-        cpus = parse_cpulist(r.read_text(f"{idx}/shared_cpu_list"))
-        mask = sum(1 << c for c in cpus) if cpus else 0
+        mask = parse_cpulist_mask(r.read_text(f"{idx}/shared_cpu_list")) or 0
     if not mask:
         mask = parse_cpumask(r.read_text(f"{cpu_dir}/topology/thread_siblings")) or 0
     return mask | (1 << cpu)

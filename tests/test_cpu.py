@@ -35,6 +35,14 @@ def c(l1d, l1d_n, l1i, l1i_n, l2, l2_n, l3=None, l3_n=None):
     return out
 
 
+# util-linux's dump arm-A510-A710-A715-X3 (a 5.15 kernel numbers each DT cluster as a
+# package) and the same SoC as a 6.x kernel lays it out (package 0, cluster_id per cluster)
+_SM8550 = dict(
+    vendor_id="ARM", vendor="arm", arch="aarch64", model_name="Cortex-A510",
+    microarchitecture="neoverse_n1", logical_cpus=8, online_cpus=8, threads_per_core=1,
+    cores_per_socket=8, sockets=1, max_mhz=3187.2, min_mhz=307.2, hypervisor_vendor=None,
+    caches=c(416 * KIB, 8, 416 * KIB, 8, 3456 * KIB, 7, 8 * MIB, 1))
+
 # lscpu-style figures per tree (what `lscpu --sysroot TREE` prints, see lscpu_fields below)
 EXPECTED = {
     "cpu-intel-desktop": dict(
@@ -115,6 +123,8 @@ EXPECTED = {
         microarchitecture=None, logical_cpus=16, online_cpus=16, threads_per_core=8,
         cores_per_socket=2, sockets=1, numa_nodes=1, max_mhz=None, min_mhz=None,
         hypervisor_vendor=None, caches=c(256 * KIB, 16, 256 * KIB, 16, 2 * MIB, 16)),
+    "cpu-arm-soc-3clusters": dict(_SM8550),
+    "cpu-arm-soc-3clusters-k6": dict(_SM8550),
     # the kernel's (and hwloc's) view where lscpu 2.38 differs, see LSCPU_DIFFERS below
     "cpu-arm-gb10": dict(
         vendor_id="ARM", vendor="arm", arch="aarch64", model_name="Cortex-A725",
@@ -646,3 +656,43 @@ def test_fifo_in_a_tree_does_not_hang(tmp_path):
     os.mkfifo(tmp_path / "sys/devices/system/cpu/present")
     got = probe(tmp_path)
     assert got["logical_cpus"] is None and got["model_name"] is None
+
+
+# ------------------------------------------------------------------ Arm SoC clusters (issue 27)
+
+@pytest.mark.parametrize("name", ["cpu-arm-soc-3clusters", "cpu-arm-soc-3clusters-k6"])
+def test_arm_soc_clusters_are_one_socket(name):
+    """An Arm SoC whose kernel numbers its DT clusters as packages (physical_package_id
+    0/1/2, core_siblings per cluster, as in util-linux's A510/A710/A715/X3 dump) is one
+    socket of 8 cores, as lscpu says (one socket per CPU type) and as a 6.x kernel says;
+    the per-type view keeps lscpu's cores per socket (3 + 2 + 2 + 1) and names the lone
+    Cortex-X3 as lscpu >= 2.39 does, and nothing is reported as a disagreement."""
+    from accelgui.runner import run_probes
+
+    report = run_probes(ProbeContext(root=str(MACHINES / name)), timeout_s=10)
+    got = report.to_dict()["cpu"]
+    assert (got["sockets"], got["cores_per_socket"], got["threads_per_core"]) == (1, 8, 1)
+    assert [(t["model_name"], t["cores"], t["cores_per_socket"]) for t in got["core_types"]] == [
+        ("Cortex-A510", 3, 3), ("Cortex-A710", 2, 2), ("Cortex-A715", 2, 2), ("Cortex-X3", 1, 1)]
+    probe_cpu = next(p for p in report.probes if p.name == "cpu")
+    assert not [w for w in probe_cpu.warnings if w["reason"] == "disagree"]
+    if LSCPU:
+        theirs = lscpu_fields(MACHINES / name)
+        assert theirs is not None and int(theirs["Socket(s)"]) == got["sockets"]
+
+
+def test_homogeneous_sockets_are_still_counted(results):
+    """The rule above does not merge real sockets: packages holding the same core type."""
+    assert results["cpu-amd-epyc-2s"]["sockets"] == 2
+    assert results["cpu-xeon-4s-bad-mask"]["sockets"] == 4
+
+
+def test_cpu_lists_parse_to_bitmasks_once_per_text():
+    """Identical *_list texts (every CPU of a socket has the same one) are parsed once and
+    give the same mask object; a malformed list is still None."""
+    a = cpu.parse_cpulist_mask("0-4095\n")
+    b = cpu.parse_cpulist_mask("0-4095\n")
+    assert a == (1 << 4096) - 1 and a is b
+    assert cpu.parse_cpulist_mask("0-3,8,10-11") == 0b110100001111
+    assert cpu.parse_cpulist_mask("") == 0
+    assert cpu.parse_cpulist_mask("3-1") is None and cpu.parse_cpulist_mask("0-99999999") is None
