@@ -96,23 +96,9 @@ def write_atomic(path: str, data: str | bytes) -> None:
         fd, tmp = _create_temp(directory, os.path.basename(target))
     except OSError as exc:
         raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if st is not None:      # an overwritten file keeps its mode; a new one gets 0666 less the umask
-                os.fchmod(f.fileno(), st.st_mode & 0o7777)
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-        _fsync_dir(directory)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        raise
+    # an overwritten file keeps its mode; a new one gets 0666 less the umask
+    _replace_with(fd, tmp, target, directory, payload, path,
+                  None if st is None else st.st_mode & 0o7777)
 
 
 def _write_in_place(path: str, target: str, payload: bytes) -> None:
@@ -259,6 +245,32 @@ def check_state_target(path: str) -> None:
         raise _refuse_kind(path, st.st_mode)
 
 
+def _replace_with(fd: int, tmp: str, target: str, directory: str, payload: bytes, path: str,
+                  mode: int | None, before_rename=None) -> None:
+    """Write ``payload`` to the open temporary file ``fd`` (``tmp``), fsync it, rename it over
+    ``target`` and fsync the folder; on any failure the temporary file is removed and the old
+    file stays (an OSError becomes a WriteError naming ``path``; UnsafeFileError passes)."""
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        if before_rename is not None:
+            before_rename()
+        os.replace(tmp, target)
+        _fsync_dir(directory)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, UnsafeFileError):
+            raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise
+
+
 def write_state_file(path: str, data: str | bytes, mode: int = 0o600) -> None:
     """Replace one of the app's own state files atomically with ``data``, mode ``mode``
     (0600). Refuses (UnsafeFileError, nothing changed) when ``path`` is a symbolic link or
@@ -271,23 +283,10 @@ def write_state_file(path: str, data: str | bytes, mode: int = 0o600) -> None:
         fd, tmp = _create_temp(directory, name, mode)
     except OSError as exc:
         raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)          # the umask never widens or narrows it
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        check_state_target(path)                 # narrows the window; the rename never follows
-        os.replace(tmp, path)
-        _fsync_dir(directory)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError) and not isinstance(exc, UnsafeFileError):
-            raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        raise
+    # the umask never widens or narrows the mode; the check again just before the rename
+    # narrows the window (the rename itself never follows a link)
+    _replace_with(fd, tmp, path, directory, payload, path, mode,
+                  before_rename=lambda: check_state_target(path))
 
 
 def create_new_file(path: str, data: bytes, mode: int = 0o600) -> None:

@@ -100,11 +100,15 @@ def parse_cpulist_mask(text: str | None) -> int | None:
     malformed. Every CPU of a socket holds the same list text, so a parse is cached per
     distinct text and the same int is handed out again: memory stays linear in the CPUs
     (texts longer than any real list are parsed, not kept)."""
+    return _cached(_parse_cpulist_mask, text)
+
+
+def _cached(parse, text: str | None):
+    """``parse(text)`` through its cache; a text longer than any real list is parsed, not
+    kept (a hostile tree cannot fill the cache with megabytes)."""
     if text is None:
         return None
-    if len(text) > _CACHED_TEXT:
-        return _parse_cpulist_mask.__wrapped__(text)
-    return _parse_cpulist_mask(text)
+    return parse.__wrapped__(text) if len(text) > _CACHED_TEXT else parse(text)
 
 
 @lru_cache(maxsize=512)
@@ -129,11 +133,7 @@ def _parse_cpulist_mask(text: str) -> int | None:
 def parse_cpumask(text: str | None) -> int | None:
     """Kernel cpu mask ("ffffffff,00000003") -> int bitmask; None when malformed (cached
     per distinct text, as :func:`parse_cpulist_mask`)."""
-    if text is None:
-        return None
-    if len(text) > _CACHED_TEXT:
-        return _parse_cpumask.__wrapped__(text)
-    return _parse_cpumask(text)
+    return _cached(_parse_cpumask, text)
 
 
 @lru_cache(maxsize=512)
