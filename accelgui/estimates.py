@@ -678,6 +678,9 @@ def _summary_line(e: dict, lang: str = "en") -> str:
         parts.append(T("sum_needs_runtime"))
     if e.get("needs_driver"):
         parts.append(T("sum_needs_driver"))
+    package = e.get("package") if isinstance(e.get("package"), dict) else {}
+    if package.get("devices") and not e.get("aggregate"):
+        parts.append(T("sum_package", n=package["devices"], package=package.get("name") or "?"))
     if e["memory_bytes"]:
         parts.append(T("sum_weights", gib=_gib(e["memory_bytes"])))
     big = e.get("largest_fitting")
