@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from accelgui import __version__
+from accelgui import METRICS_ADDRESS, __version__
 
 FORMATS = ("json", "text", "markdown", "html", "pdf", "prometheus", "nfd")
 COMPARE_FORMATS = ("text", "markdown", "html", "json")
@@ -133,8 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     # the live monitor (accelgui/monitor_cli.py, imported only when asked for)
     mode.add_argument("--monitor", action="store_true",
                       help="watch utilisation, clocks, memory, temperature and power live")
-    mode.add_argument("--serve-metrics", nargs="?", const="127.0.0.1:9464", default=None, metavar="HOST:PORT",
-                      help="serve live Prometheus metrics (default 127.0.0.1:9464, loopback)")
+    mode.add_argument("--serve-metrics", nargs="?", const=METRICS_ADDRESS, default=None, metavar="HOST:PORT",
+                      help=f"serve live Prometheus metrics (default {METRICS_ADDRESS}, loopback)")
+    mode.add_argument("--fleet", metavar="PROMETHEUS_URL", default=None,
+                      help="list every node a Prometheus server scrapes accelgui metrics from: "
+                           "devices, readiness, utilisation, temperature, memory, last seen "
+                           "(--format text or json)")
     opt.add_argument("--interval", type=float, default=1.0, metavar="S",
                      help="seconds between samples for --monitor / --serve-metrics (default 1)")
     opt.add_argument("--count", type=int, default=None, metavar="N", help="--monitor: stop after N samples")
@@ -144,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--theme", choices=("system", "light", "dark"), default=None,
                      help="colour theme of the app (default: the last one chosen)")
     app.add_argument("--page", metavar="NAME", default=None,
-                     help="page the app opens on: overview, hardware, benchmarks, monitor, routes, reference, reports")
+                     help="page the app opens on: overview, hardware, benchmarks, monitor, routes, "
+                          "reference, reports, fleet")
     return p
 
 
@@ -413,6 +418,25 @@ def cmd_knowledge(args) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_fleet(args) -> int:
+    """``--fleet URL``: one row per node from a Prometheus server (accelgui.fleet)."""
+    from accelgui import fleet
+
+    fmt = args.format or "text"
+    if fmt not in ("text", "json"):
+        raise UsageError("--fleet prints --format text or json")
+    lang = _lang(args)
+    try:
+        doc = fleet.fleet(args.fleet, timeout=args.timeout, lang=lang)
+    except fleet.FleetUsageError as exc:
+        raise UsageError(f"--fleet: {exc}") from None
+    except fleet.FleetError as exc:
+        sys.stderr.write(f"accelgui: error: {exc}\n")
+        return EXIT_FAIL
+    _emit(fleet.render_json(doc) if fmt == "json" else fleet.render_text(doc, lang), args.output)
+    return EXIT_OK
+
+
 def cmd_record_tree(args) -> int:
     from accelgui.probes.record import record_tree
 
@@ -506,7 +530,7 @@ def _only_goal(args) -> bool:
     """``accelgui --goal G`` alone: save (or clear) the goal and say so; with another command,
     or with the app's options (--page, --theme, --report), the goal applies to that."""
     return not any((args.probe, args.routes, args.compare, args.record_tree, args.done, args.undo,
-                    args.facts, args.verify, args.monitor, args.serve_metrics, args.install_desktop,
+                    args.facts, args.verify, args.monitor, args.serve_metrics, args.fleet, args.install_desktop,
                     args.uninstall_desktop, args.page, args.theme, args.report))
 
 
@@ -537,6 +561,8 @@ def main(argv: list[str] | None = None) -> int:
 
             run = monitor_cli.cmd_monitor if args.monitor else monitor_cli.serve_metrics
             return run(args, lang=_lang(args))
+        if args.fleet is not None:
+            return cmd_fleet(args)
         if args.install_desktop or args.uninstall_desktop:
             return cmd_desktop(args)
         if args.report and args.format:

@@ -1,12 +1,31 @@
 """Headless faces of the live monitor: ``accelgui --monitor`` and ``accelgui --serve-metrics``.
 
 ``--monitor`` prints a table refreshing in place on a terminal, JSON lines (one sample a line)
-when piped or with ``--format json``. ``--serve-metrics [HOST:PORT]`` (default 127.0.0.1:9464,
-loopback unless an address is given) serves Prometheus metrics through prometheus_client:
-the latest sample (taken every ``--interval`` seconds in a thread of its own, so concurrent
-scrapes only read it) in base units, and the report's facts as ``_info`` metrics. Label
-cardinality is bounded: devices, CPUs and sensors are capped, throttle reasons come from the
-family data, processes are counted, never labelled. SIGTERM and SIGINT stop it cleanly.
+when piped or with ``--format json``. ``--serve-metrics [HOST:PORT]`` (default
+``DEFAULT_ADDRESS``, loopback unless an address is given) serves Prometheus metrics through
+prometheus_client: the latest sample (taken every ``--interval`` seconds in a thread of its
+own, so concurrent scrapes only read it) in base units, and the report's facts as ``_info``
+metrics. Label cardinality is bounded: devices, CPUs and sensors are capped, throttle reasons
+come from the family data, processes are counted, never labelled. SIGTERM and SIGINT stop it
+cleanly.
+
+The series follow node exporter's and DCGM exporter's conventions (the names everyone codes
+against): CPU time is ``accelgui_cpu_seconds_total{cpu,mode}`` counters straight from
+/proc/stat (``rate()`` is left to the server, so no interval goes unseen), one
+``accelgui_build_info``, ``accelgui_devices{kind}`` for every known kind, 0 when there is none
+(a "lost every GPU" alert can fire), and every device series carries ``device`` (accelgui's
+id), ``kind``, ``family``, ``pci_bus_id`` in DCGM's form (``00000000:1B:00.0``) and, for NVIDIA
+GPUs, ``gpu`` (the NVML index) and ``UUID``, as DCGM exporter labels its series, so the two
+join (``on(pci_bus_id)`` or ``on(UUID)``). Base units everywhere, one unit per family.
+
+The default port, 19835: the Prometheus wiki's "Default port allocations" page
+(https://github.com/prometheus/prometheus/wiki/Default-port-allocations) has had the whole
+exporter range 9100-9999 allocated since 2023, so any port in it is some listed exporter's,
+and Prometheus's "Writing exporters" guide recommends ports outside that range for exporters
+that are not listed; 9464 (the old default) is the OpenTelemetry Prometheus exporter's. 19835
+is outside that range, below the Kubernetes NodePort range (30000-32767) and Linux's ephemeral
+ports (32768-60999, so an outgoing connection never holds it at start), and no common service's
+(not in /etc/services).
 
 Samples follow a monotonic schedule (the k-th at start + k x interval; a late one skips the
 ticks it missed, never drifts); a sample that raises is reported on stderr and the schedule
@@ -32,9 +51,16 @@ import sys
 import threading
 import time
 
+from accelgui import METRICS_ADDRESS
 from accelgui.l10n import tr
 
-DEFAULT_ADDRESS = "127.0.0.1:9464"      # the const of --serve-metrics in cli.py
+#: where --serve-metrics listens without an address (cli.py's const; why this port: above)
+DEFAULT_ADDRESS = METRICS_ADDRESS
+#: device kinds whose ``accelgui_devices{kind}`` is always served, 0 when none is there
+KNOWN_KINDS = ("gpu", "npu", "tpu", "fpga", "accelerator")
+#: the labels of every device series and of accelgui_device_info (one label set each)
+DEVICE_LABELS = ["device", "kind", "family", "pci_bus_id", "gpu", "UUID"]
+INFO_LABELS = ["device", "kind", "vendor", "name", "family", "readiness", "driver", "pci_bus_id", "gpu", "UUID"]
 MAX_DEVICES, MAX_CPUS, MAX_SENSORS = 64, 1024, 128
 #: the HTTP server's limits (see the module docstring)
 HEADER_TIMEOUT_S, IDLE_TIMEOUT_S, WRITE_TIMEOUT_S = 5.0, 30.0, 30.0
@@ -212,7 +238,7 @@ class MonitorCollector:
         if sample is not None:
             fams += sample_families(sample, gauge)
         if self.report is not None:
-            fams += report_families(self.report)
+            fams += report_families(self.report, sample)
         return fams
 
 
@@ -239,7 +265,15 @@ def sample_families(sample: dict, gauge) -> list:
         if st.get("seconds") is not None:
             took.add_metric([name], st["seconds"])
     cpu, mem = sample["cpu"], sample["memory"]
-    util = gauge("accelgui_cpu_utilisation_ratio", "CPU busy fraction since the previous sample", ["cpu"])
+    seconds = CounterMetricFamily("accelgui_cpu_seconds", "time each CPU spent in each mode since boot "
+                                  "(/proc/stat, as node_cpu_seconds_total)", labels=["cpu", "mode"])
+    for i, modes in enumerate((cpu.get("per_cpu_seconds") or [])[:MAX_CPUS]):
+        for mode, value in modes.items():
+            if value is not None:
+                seconds.add_metric([str(i), mode], value)
+    extra.append(seconds)
+    util = gauge("accelgui_cpu_utilisation_ratio", "CPU busy fraction over the last sampling interval "
+                 "(for graphs over any window: rate(accelgui_cpu_seconds_total))", ["cpu"])
     if cpu["util_pct"] is not None:
         util.add_metric(["all"], cpu["util_pct"] / 100)
     for i, pct in enumerate(cpu["per_cpu_util_pct"][:MAX_CPUS]):
@@ -304,24 +338,48 @@ _DEVICE_METRICS = (
 )
 
 
+def device_kind(family: str | None) -> str:
+    """The kind (gpu, npu, ...) of a device family, from the family data."""
+    from accelgui.probes.families import family as family_entry
+
+    return (family_entry(family) or {}).get("kind") or "accelerator"
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)[:200]
+
+
+def device_labels(d: dict) -> list[str]:
+    """The label values of a sampled device's series (``DEVICE_LABELS``)."""
+    return [_text(d["id"]), device_kind(d.get("family")), _text(d.get("family")), _text(d.get("pci_bus_id")),
+            _text(d.get("index")), _text(d.get("uuid"))]
+
+
 def _device_families(devices: list[dict], gauge) -> list:
     from prometheus_client.core import CounterMetricFamily
 
     from accelgui.probes.monitor import family_telemetry
 
-    labels = ["device", "family"]
+    labels = DEVICE_LABELS
+    count = gauge("accelgui_devices", "accelerators seen in the latest sample, by kind (0 when none)", ["kind"])
+    kinds = dict.fromkeys(KNOWN_KINDS, 0)
+    for d in devices:
+        kind = device_kind(d.get("family"))
+        kinds[kind] = kinds.get(kind, 0) + 1
+    for kind, n in kinds.items():
+        count.add_metric([kind], n)
     for key, name, doc, scale in _DEVICE_METRICS:
         fam = gauge(name, doc, labels)
         for d in devices:
             if d.get(key) is not None:
-                fam.add_metric([d["id"], d["family"]], d[key] * scale)
+                fam.add_metric(device_labels(d), d[key] * scale)
     procs = gauge("accelgui_device_processes", "processes using the device", labels)
     known = list((family_telemetry("nvidia-gpu") or {}).get("throttle_bits", {}))
     throttle = gauge("accelgui_device_throttle_active", "1 while a clock throttle reason is active",
                      labels + ["reason"])
     ecc = CounterMetricFamily("accelgui_device_ecc_errors", "volatile ECC errors", labels=labels + ["type"])
     for d in devices:
-        lv = [d["id"], d["family"]]
+        lv = device_labels(d)
         if d.get("processes") is not None:
             procs.add_metric(lv, len(d["processes"]))
         if d.get("throttle") is not None:
@@ -333,20 +391,31 @@ def _device_families(devices: list[dict], gauge) -> list:
     return [ecc]
 
 
-def report_families(report) -> list:
+def report_families(report, sample: dict | None = None) -> list:
+    """The report's facts: ``accelgui_host_info`` and one ``accelgui_device_info`` per device
+    (``INFO_LABELS``, one label set; ``gpu`` and ``UUID`` from the latest sample's device of the
+    same id when the report lacks them)."""
+    from accelgui.probes.monitor.nvidia import dcgm_bus_id
+
     c, p = report.cpu, report.platform
     fams = [_info("accelgui_host", "facts of this machine from the accelgui report",
                   {"cpu_model": c.model_name, "arch": c.arch, "microarchitecture": c.microarchitecture,
                    "os": p.os_release or p.os, "kernel": p.kernel, "virtualization": p.virtualization})]
     from prometheus_client.core import InfoMetricFamily
 
-    dev = InfoMetricFamily("accelgui_device", "accelerators found by the accelgui report",
-                           labels=["address", "kind", "vendor", "name", "driver", "readiness", "family"])
+    seen = {d["id"]: d for d in (sample or {}).get("devices", [])}
+    dev = InfoMetricFamily("accelgui_device", "accelerators found by the accelgui report", labels=INFO_LABELS)
     for d in report.devices[:MAX_DEVICES]:
-        family = d.get("family") if isinstance(d, dict) else getattr(d, "family", None)
-        dev.add_metric([], {"address": d.address or "", "kind": d.kind or "", "vendor": d.vendor or "",
-                            "name": d.name or "", "driver": d.driver or "", "readiness": d.readiness or "",
-                            "family": family or ""})
+        family = getattr(d, "family", None)
+        details = getattr(d, "details", None) or {}
+        ident = f"{family or d.kind or 'device'}:{d.address or d.name or ''}"
+        live = seen.get(ident, {})
+        index = live.get("index", details.get("index"))
+        values = {"device": ident, "kind": d.kind, "vendor": d.vendor, "name": d.name, "family": family,
+                  "readiness": d.readiness, "driver": d.driver,
+                  "pci_bus_id": live.get("pci_bus_id") or dcgm_bus_id(d.address),
+                  "gpu": index, "UUID": live.get("uuid") or details.get("uuid")}
+        dev.add_metric([], {k: _text(v) for k, v in values.items()})
     fams.append(dev)
     return fams
 

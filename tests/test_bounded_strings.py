@@ -181,7 +181,7 @@ def _label_values(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name", ["A" * HUGE, '\\"\n' * (HUGE // 3), "é" * HUGE])
 def test_prometheus_label_values_are_capped_and_stay_escaped(name):
-    out = render(_in_memory(name), "prometheus")
+    out = render(_in_memory(name).replace(benchmarks=None), "prometheus")   # the inventory names devices
     values = _label_values(out)        # parses: the escapes were not cut in half
     assert values and max(len(v) for v in values) <= bounds.NAME_MAX
     assert any(v.endswith("\u2026") for v in values)

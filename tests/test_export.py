@@ -328,6 +328,8 @@ def parse_prometheus(text: str) -> dict[str, list[tuple[dict, float]]]:
     helped, typed, finished = set(), set(), set()
     current = None
     seen = set()
+    if text == "":
+        return families                       # an empty textfile is valid
     assert text.endswith("\n")
     for line in text.splitlines():
         assert line == line.strip() and line, f"stray whitespace or empty line: {line!r}"
@@ -373,41 +375,112 @@ def value_of(fams, name, **labels) -> float:
     return hits[0]
 
 
+def prom(report, part):
+    from accelgui.export import prometheus as P
+
+    return P.render(report, part=part)
+
+
+@pytest.mark.parametrize("part", ["inventory", "benchmark"])
 @pytest.mark.parametrize("fixture", ["rich", "minimal", "hostile"])
-def test_prometheus_parses_strictly(fixture):
-    out = render(load(fixture), "prometheus")
-    fams = parse_prometheus(out)
+def test_prometheus_parses_strictly(fixture, part):
+    fams = parse_prometheus(prom(load(fixture), part))
     assert all(name.startswith("accelgui_") for name in fams)
-    assert "accelgui_info" in fams and "accelgui_report_timestamp_seconds" in fams
+    if part == "inventory":
+        assert "accelgui_build_info" in fams and "accelgui_report_timestamp_seconds" in fams
+    else:
+        assert all(name.startswith("accelgui_benchmark_") for name in fams)
+
+
+def test_prometheus_picks_the_textfile_by_the_report():
+    """`--probe --format prometheus` writes the inventory, `--probe --bench ...` the benchmark
+    figures alone: the two documented textfiles never share a series."""
+    rich = load("rich")
+    assert rich.benchmarks
+    assert render(rich, "prometheus") == prom(rich, "benchmark")
+    assert render(rich.replace(benchmarks=None), "prometheus") == prom(rich, "inventory")
+    assert render(Report(), "prometheus") == prom(Report(), "inventory")
+
+
+@pytest.mark.parametrize("fixture", ["rich", "minimal", "hostile"])
+def test_prometheus_textfiles_are_disjoint(fixture):
+    report = load(fixture)
+    inv, bench = parse_prometheus(prom(report, "inventory")), parse_prometheus(prom(report, "benchmark"))
+    assert not set(inv) & set(bench)
+    assert all(name.startswith("accelgui_benchmark_") for name in bench)
+    assert not any(name.startswith("accelgui_benchmark_") for name in inv)
+    assert "accelgui_info" not in inv and "accelgui_build_info" not in bench
+
+
+def test_prometheus_base_units_one_unit_per_family():
+    report = load("rich")
+    text = prom(report, "inventory") + prom(report, "benchmark")
+    names = set(parse_prometheus(prom(report, "inventory"))) | set(parse_prometheus(prom(report, "benchmark")))
+    assert not [n for n in names if re.search(r"_(gbps|gflops|ns|ms|mhz|kib|mib|gib)(_|$)", n)], names
+    assert "unit=" not in text and "headline" not in text       # no family mixing units behind a label
+    assert "accelgui_benchmark_headline_value" not in names
 
 
 def test_prometheus_metrics_of_the_h100_server():
     report = load("rich")
-    fams = parse_prometheus(render(report, "prometheus"))
-    assert value_of(fams, "accelgui_info", version="0.1.0") == 1
+    fams = parse_prometheus(prom(report, "inventory"))
+    assert value_of(fams, "accelgui_build_info", version="0.1.0") == 1
+    assert len(fams["accelgui_build_info"]) == 1
+    assert value_of(fams, "accelgui_host_info", cpu_model="Intel(R) Xeon(R) Platinum 8480+") == 1
     assert value_of(fams, "accelgui_cpu_logical_cpus") == 224
-    assert value_of(fams, "accelgui_memory_total_bytes") == report.memory.total_bytes
-    assert value_of(fams, "accelgui_devices", kind="gpu", vendor="nvidia") == 8
+    assert value_of(fams, "accelgui_devices", kind="gpu") == 8
+    assert value_of(fams, "accelgui_devices", kind="accelerator") == 1
+    for kind in ("npu", "tpu", "fpga"):
+        assert value_of(fams, "accelgui_devices", kind=kind) == 0
     assert len(fams["accelgui_device_info"]) == 9
-    info = value_of(fams, "accelgui_device_info", index="8", readiness="runtime-missing", driver="mlx5_core")
+    assert len({tuple(sorted(lab)) for lab, _ in fams["accelgui_device_info"]}) == 1    # one label set
+    info = value_of(fams, "accelgui_device_info", device="nvidia-gpu:0000:ab:00.0")
     assert info == 1
-    assert value_of(fams, "accelgui_device_ready", index="0") == 1
-    assert value_of(fams, "accelgui_device_ready", index="8") == 0
-    assert value_of(fams, "accelgui_device_memory_bytes", index="3") == 85520809984
-    assert value_of(fams, "accelgui_benchmark_stream_triad_gbps", threads="1") == 18.4
-    assert value_of(fams, "accelgui_benchmark_stream_triad_gbps", threads="all") == 524.8
-    assert value_of(fams, "accelgui_benchmark_fma_gflops", precision="fp64", threads="all") == 7012.5
-    assert value_of(fams, "accelgui_gpu_triad_gbps", index="0") == 3012.4
-    assert len(fams["accelgui_gpu_triad_gbps"]) == 8
+    lab = next(lab for lab, _ in fams["accelgui_device_info"] if lab["device"] == "nvidia-gpu:0000:ab:00.0")
+    assert lab["pci_bus_id"] == "00000000:AB:00.0" and lab["gpu"] == "5"      # as DCGM labels it
+    assert lab["UUID"] == "GPU-6f0e3b2a-41c7-9d2e-8a5b-0c1d2e3f4a05"
+    assert value_of(fams, "accelgui_device_info", readiness="runtime-missing", driver="mlx5_core") == 1
+    assert value_of(fams, "accelgui_device_ready", gpu="0") == 1
+    assert value_of(fams, "accelgui_device_ready", pci_bus_id="00000000:C1:00.0") == 0
     assert value_of(fams, "accelgui_route_status", route="gpu", status="ready") == 1
     assert value_of(fams, "accelgui_route_status", route="gpu", status="remote") == 0
     assert value_of(fams, "accelgui_probe_status", probe="opencl", status="error") == 1
     assert value_of(fams, "accelgui_report_timestamp_seconds") == 1795162443
 
+    bench = parse_prometheus(prom(report, "benchmark"))
+    bw = "accelgui_benchmark_memory_bandwidth_bytes_per_second"
+    assert value_of(bench, bw, kernel="triad", threads="1") == 18.4e9
+    assert value_of(bench, bw, kernel="triad", threads="all") == 524.8e9
+    flops = "accelgui_benchmark_compute_flop_per_second"
+    assert value_of(bench, flops, precision="fp64", kernel="fma", threads="all") == 7012.5e9
+    assert value_of(bench, flops, precision="fp64", kernel="gemm", threads="all") == 5812.3e9
+    assert value_of(bench, "accelgui_benchmark_latency_seconds", level="dram") == 112.4e-9
+    gpu_bw = "accelgui_benchmark_gpu_memory_bandwidth_bytes_per_second"
+    assert len(bench[gpu_bw]) == 8
+    assert value_of(bench, gpu_bw, pci_bus_id="00000000:18:00.0", device="nvidia-gpu:0000:18:00.0",
+                    gpu="0") == 3012.4e9
+    assert value_of(bench, "accelgui_benchmark_timestamp_seconds") == 1795162443
+
+
+def test_prometheus_pci_bus_id_in_dcgm_form():
+    from accelgui.export import prometheus as P
+
+    assert P.pci_bus_id("0000:1b:00.0") == "00000000:1B:00.0"
+    assert P.pci_bus_id("00000000:1B:00.0") == "00000000:1B:00.0"
+    assert P.pci_bus_id("1b:00.0") == "00000000:1B:00.0"
+    assert P.pci_bus_id("10000:af:1f.7") == "00010000:AF:1F.7"
+    assert P.pci_bus_id("usb:1-2") is None and P.pci_bus_id(None) is None
+
+
+def test_prometheus_zero_devices_still_counted():
+    fams = parse_prometheus(prom(Report(), "inventory"))
+    assert {lab["kind"]: v for lab, v in fams["accelgui_devices"]} == \
+        {"gpu": 0, "npu": 0, "tpu": 0, "fpga": 0, "accelerator": 0}
+
 
 def test_prometheus_escapes_hostile_label_values():
     report = load("hostile")
-    out = render(report, "prometheus")
+    out = prom(report, "inventory")
     fams = parse_prometheus(out)
     assert not any(line.startswith("injected_metric") for line in out.splitlines())
     feats = {lab["feature"] for lab, _ in fams["accelgui_cpu_feature"]}
@@ -417,21 +490,90 @@ def test_prometheus_escapes_hostile_label_values():
 
 
 def test_prometheus_has_no_empty_families_on_an_empty_report():
-    fams = parse_prometheus(render(Report(), "prometheus"))
-    assert "accelgui_device_info" not in fams and "accelgui_benchmark_stream_triad_gbps" not in fams
+    fams = parse_prometheus(prom(Report(), "inventory"))
+    assert "accelgui_device_info" not in fams and "accelgui_device_ready" not in fams
+    assert prom(Report(), "benchmark") == ""          # an empty textfile, valid for node exporter
 
 
+@pytest.mark.parametrize("part", ["inventory", "benchmark"])
 @pytest.mark.parametrize("fixture", ["rich", "minimal", "hostile"])
-def test_promtool_check_metrics(fixture, tmp_path):
+def test_promtool_check_metrics(fixture, part, tmp_path):
     promtool = shutil.which("promtool")
     if not promtool:
         pytest.skip("promtool not installed (Debian: apt-get install prometheus); "
                     "the strict parser above still checks the format")
-    out = render(load(fixture), "prometheus")
+    out = prom(load(fixture), part)
     res = subprocess.run([promtool, "check", "metrics"], input=out, capture_output=True, text=True,
                          timeout=60)
     assert res.returncode == 0, res.stdout + res.stderr
     assert not res.stdout.strip() and not res.stderr.strip(), res.stdout + res.stderr  # no lint warnings
+
+
+NODE_EXPORTER = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape_node_exporter(textfile_dir, timeout_s: float = 15.0) -> tuple[str, str]:
+    """(the /metrics body, node exporter's log) of a real node exporter running only the
+    textfile collector over ``textfile_dir``, on a loopback port of its own."""
+    import time
+    import urllib.request
+
+    port = _free_port()
+    log = Path(textfile_dir).parent / "node-exporter.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([NODE_EXPORTER, "--collector.disable-defaults", "--collector.textfile",
+                                 f"--collector.textfile.directory={textfile_dir}",
+                                 f"--web.listen-address=127.0.0.1:{port}"],
+                                stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + timeout_s
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                        body = r.read().decode()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return body, log.read_text(errors="replace")
+
+
+@pytest.mark.skipif(not NODE_EXPORTER, reason="node exporter not installed (Debian: apt-get install "
+                    "prometheus-node-exporter); the disjointness test above still checks the two files")
+def test_node_exporter_loads_both_documented_textfiles(tmp_path):
+    """The docs/fleet.md setup: the inventory (`--probe --format prometheus`) and the nightly
+    benchmark file (`--probe --bench quick --format prometheus`) in one textfile directory.
+    Node exporter loads both without one "collected before" error."""
+    rich = load("rich")
+    d = tmp_path / "textfiles"
+    d.mkdir()
+    (d / "accelgui.prom").write_text(render(rich.replace(benchmarks=None), "prometheus"))
+    (d / "accelgui-bench.prom").write_text(render(rich, "prometheus"))
+    body, log = scrape_node_exporter(d)
+    assert "collected before" not in body + log, log[-2000:]
+    assert re.search(r"^node_textfile_scrape_error 0$", body, re.M), body[-2000:]
+    assert re.search(r'^accelgui_build_info\{version="0\.1\.0"\} 1$', body, re.M)
+    assert re.search(r'^accelgui_devices\{kind="npu"\} 0$', body, re.M)
+    assert re.search(r'^accelgui_benchmark_memory_bandwidth_bytes_per_second\{kernel="triad",threads="all"\} '
+                     r'5\.248e\+11$', body, re.M)
+    for name in ("accelgui.prom", "accelgui-bench.prom"):
+        assert f'node_textfile_mtime_seconds{{file="{d / name}"}}' in body
 
 
 # --------------------------------------------------------------------------- nfd
@@ -754,6 +896,8 @@ def test_a_long_device_name_is_cut_alike_in_every_face(fmt):
     device name as the same first 255 characters and an ellipsis (accelgui.bounds.NAME_MAX)."""
     report = load("rich")
     report = report.replace(devices=[report.devices[0].replace(name="N" * 5000)] + report.devices[1:])
+    if fmt == "prometheus":
+        report = report.replace(benchmarks=None)      # the inventory textfile names the devices
     out = render(report, fmt)
     runs = {len(m) for m in re.findall(r"N{100,}\u2026?", out)}
     assert runs == {256}, f"{fmt}: the name is shown {sorted(runs)} characters long"

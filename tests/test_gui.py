@@ -346,7 +346,7 @@ def test_language_switch_shows_chinese_throughout(qtbot):
     window.set_language("zh_CN")
     settle(qtbot, window)
     sidebar = [window.sidebar.item(i).text() for i in range(window.sidebar.count())]
-    assert sidebar == ["\u6982\u89c8", "\u786c\u4ef6", "\u57fa\u51c6\u6d4b\u8bd5", "\u76d1\u89c6\u5668", "\u5b66\u4e60\u8def\u7ebf", "\u53c2\u8003\u8d44\u6599", "\u62a5\u544a"]
+    assert sidebar == ["\u6982\u89c8", "\u786c\u4ef6", "\u57fa\u51c6\u6d4b\u8bd5", "\u76d1\u89c6\u5668", "\u5b66\u4e60\u8def\u7ebf", "\u53c2\u8003\u8d44\u6599", "\u62a5\u544a", "\u96c6\u7fa4"]
     overview = texts(show(window, "overview"))
     assert "\u8fd9\u53f0\u673a\u5668" in overview and "\u7ed3\u8bba" in overview
     assert "GPU \u8ba1\u7b97" in overview            # a route title from the knowledge base, in Chinese

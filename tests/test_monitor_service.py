@@ -345,3 +345,145 @@ def test_an_address_in_use_is_a_clear_error(capsys):
         assert "accelgui: error:" in capsys.readouterr().err
     finally:
         taken.close()
+
+
+# ------------------------------------------------------------------ conventions (issue 26)
+
+MACHINES = __import__("os").path.join(__import__("os").path.dirname(__file__), "fixtures", "machines")
+KNOWN_KINDS = ("gpu", "npu", "tpu", "fpga", "accelerator")
+
+
+def _exposition(ctx, nv=None, report=None, advance=None) -> tuple[dict, str]:
+    """The first sample of ``ctx`` and what a scrape serves after the second (``advance()``
+    between them)."""
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    clock = FakeClock()
+    sampler = Sampler(ctx, nvml=nv, clock=clock)
+    first = sampler.sample()
+    if advance is not None:
+        advance()
+    clock.now += 1.0
+    collector = monitor_cli.MonitorCollector()
+    collector.sample = sampler.sample()
+    collector.report = report
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    return first, generate_latest(registry).decode()
+
+
+def _series(body: str, name: str) -> list[tuple[dict, float]]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return [(dict(s.labels), s.value) for fam in text_string_to_metric_families(body)
+            for s in fam.samples if s.name == name]
+
+
+def _cpu_seconds(body: str) -> dict:
+    return {(labels["cpu"], labels["mode"]): value for labels, value in _series(body, "accelgui_cpu_seconds_total")}
+
+
+def test_cpu_time_is_served_as_seconds_total_counters_that_rise(tree):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    _, before = _exposition(ProbeContext(tree.root))
+    tree.advance(10.0, busy=0.25)               # 2.5 s busy and 7.5 s idle on each CPU
+    _, after = _exposition(ProbeContext(tree.root))
+    fams = {f.name: f for f in text_string_to_metric_families(after)}
+    assert fams["accelgui_cpu_seconds"].type == "counter"
+    old, new = _cpu_seconds(before), _cpu_seconds(after)
+    assert sorted({cpu for cpu, _ in new}) == ["0", "1", "2", "3"]
+    assert {mode for _, mode in new} == {"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
+    assert new[("0", "user")] - old[("0", "user")] == pytest.approx(2.5)       # ticks / USER_HZ (100)
+    assert new[("3", "idle")] - old[("3", "idle")] == pytest.approx(7.5)
+    assert all(new[key] >= old[key] for key in old)
+    assert ("0", "user") in old and old[("0", "user")] == 10.0                   # 1000 ticks since boot
+
+
+def test_devices_is_0_for_every_known_kind_on_a_machine_without_any(tmp_path):
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "stat").write_text("cpu  1 0 1 10 0 0 0 0\ncpu0 1 0 1 10 0 0 0 0\n")
+    _, body = _exposition(ProbeContext(str(tmp_path)))
+    counts = {labels["kind"]: value for labels, value in _series(body, "accelgui_devices")}
+    assert counts == {kind: 0 for kind in KNOWN_KINDS}
+
+
+def test_devices_counts_each_kind_and_drops_to_0_when_every_gpu_is_gone(tree):
+    nv = monitor_nvml([gpu(0), gpu(1)])
+    _, body = _exposition(ProbeContext(tree.root), nv)
+    counts = {labels["kind"]: value for labels, value in _series(body, "accelgui_devices")}
+    assert counts == {"gpu": 4, "npu": 2, "tpu": 0, "fpga": 0, "accelerator": 0}
+    for node in ("card1", "card2"):
+        tree.unplug(node)
+    _, body = _exposition(ProbeContext(tree.root), monitor_nvml([]))
+    counts = {labels["kind"]: value for labels, value in _series(body, "accelgui_devices")}
+    assert counts["gpu"] == 0 and counts["npu"] == 2
+
+
+def test_device_series_carry_dcgm_labels_pci_bus_id_gpu_and_uuid(tree):
+    from accelgui.probes.monitor.nvidia import dcgm_bus_id
+
+    assert dcgm_bus_id("0000:1b:00.0") == "00000000:1B:00.0" == dcgm_bus_id("00000000:1b:00.0")
+    assert dcgm_bus_id("fdab0000.npu") is None and dcgm_bus_id(None) is None
+    nv = monitor_nvml([gpu(0), gpu(1)])
+    _, body = _exposition(ProbeContext(tree.root), nv)
+    series = {labels["device"]: labels for labels, _ in _series(body, "accelgui_device_temperature_celsius")}
+    nvidia = series["nvidia-gpu:0000:1c:00.0"]
+    assert nvidia["pci_bus_id"] == "00000000:1C:00.0" and nvidia["gpu"] == "1"      # as DCGM exporter's
+    assert nvidia["UUID"] == "GPU-00000001-aaaa-bbbb-cccc-dddddddddddd" and nvidia["kind"] == "gpu"
+    amd = series["amd-gpu:0000:03:00.0"]
+    assert amd["pci_bus_id"] == "00000000:03:00.0" and amd["kind"] == "gpu" and amd["gpu"] == amd["UUID"] == ""
+    for name in ("accelgui_device_utilisation_ratio", "accelgui_device_memory_used_bytes", "accelgui_device_power_watts",
+                 "accelgui_device_clock_hertz", "accelgui_device_processes"):
+        labelled = [labels for labels, _ in _series(body, name) if labels["device"].startswith("nvidia-gpu:")]
+        assert labelled and all(re.fullmatch(r"[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-7]", lv["pci_bus_id"])
+                                and lv["gpu"] in ("0", "1") and lv["UUID"].startswith("GPU-") for lv in labelled), name
+
+
+def test_one_build_info_and_one_device_info_label_set(tree):
+    from accelgui.runner import run_probes
+
+    report = run_probes(ProbeContext(f"{MACHINES}/acc-radeon-desktop"))
+    _, body = _exposition(ProbeContext(tree.root), monitor_nvml([gpu(0)]), report=report)
+    builds = [line for line in body.splitlines() if re.match(r"accelgui_\w*build_info\b|accelgui_info\b", line)]
+    assert len(builds) == 1 and builds[0].startswith('accelgui_build_info{version="')
+    infos = [labels for labels, _ in _series(body, "accelgui_device_info")]
+    assert infos and {frozenset(i) for i in infos} == {frozenset(
+        ["device", "kind", "vendor", "name", "family", "readiness", "driver", "pci_bus_id", "gpu", "UUID"])}
+    amd = next(i for i in infos if i["device"] == "amd-gpu:0000:03:00.0")
+    assert amd["pci_bus_id"] == "00000000:03:00.0" and amd["kind"] == "gpu"
+    # the info joins the live series on device
+    assert any(labels["device"] == amd["device"] for labels, _ in _series(body, "accelgui_device_utilisation_ratio"))
+
+
+def test_the_whole_exposition_passes_promtool_check_metrics(tree):
+    import shutil
+    import subprocess
+
+    from accelgui.runner import run_probes
+
+    report = run_probes(ProbeContext(f"{MACHINES}/acc-radeon-desktop"))
+    _, body = _exposition(ProbeContext(tree.root), monitor_nvml([gpu(0), gpu(1)]), report=report,
+                          advance=lambda: tree.advance(2.0))
+    for family in ("accelgui_cpu_seconds_total", "accelgui_devices{", 'pci_bus_id="00000000:1B:00.0"',
+                   "accelgui_device_info{", "accelgui_build_info{", "accelgui_sample_timestamp_seconds"):
+        assert family in body, family
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool is not installed (Debian: apt-get install prometheus): the exposition was not linted")
+    check = subprocess.run([promtool, "check", "metrics"], input=body.encode(), capture_output=True, timeout=60)
+    assert check.returncode == 0 and not check.stdout.strip() and not check.stderr.strip(), check.stdout + check.stderr
+
+
+def test_the_default_port_collides_with_no_exporter_and_no_common_service():
+    import os
+
+    host, port = monitor_cli.parse_address(monitor_cli.DEFAULT_ADDRESS)
+    assert host == "127.0.0.1"                             # loopback unless an address is given
+    assert port != 9464                                    # OpenTelemetry's Prometheus exporter
+    assert not 9100 <= port <= 9999                        # the wiki's allocated exporter range
+    assert not 9090 <= port <= 9094 and port != 9400       # Prometheus, Alertmanager, DCGM exporter
+    assert 1024 < port < 30000                             # unprivileged, below NodePorts and ephemeral ports
+    if os.path.exists("/etc/services"):
+        with open("/etc/services") as f:
+            assert not re.search(rf"\s{port}/(tcp|udp)\b", f.read())

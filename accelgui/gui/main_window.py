@@ -28,6 +28,7 @@ from accelgui.gui.views.monitor import MonitorView
 from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState,
                                        html_escape, source_text)
 from accelgui.gui.views.compare import CompareView
+from accelgui.gui.views.fleet import FleetView
 from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
 from accelgui.gui.views.reference import ReferenceView
@@ -36,7 +37,7 @@ from accelgui.gui.views.routes import RoutesView
 from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_knowledge_base,
                                   open_report, probe_machine)
 
-PAGES = ("overview", "hardware", "benchmarks", "monitor", "routes", "reference", "reports")
+PAGES = ("overview", "hardware", "benchmarks", "monitor", "routes", "reference", "reports", "fleet")
 LICENCE = "MIT"                                       # pyproject.toml's licence
 PROJECT_URL = "https://github.com/accelgui/accelgui"  # the metainfo's homepage
 
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
             "routes": QStyle.StandardPixmap.SP_DirLinkIcon,
             "reference": QStyle.StandardPixmap.SP_FileDialogInfoView,
             "reports": QStyle.StandardPixmap.SP_FileDialogDetailedView,
+            "fleet": QStyle.StandardPixmap.SP_DriveNetIcon,
         }
         for page in PAGES:
             item = QListWidgetItem(self.style().standardIcon(icons[page]), page)
@@ -216,10 +218,11 @@ class MainWindow(QMainWindow):
         self.reports = CompareView()
         self.monitor = MonitorView(self.options.monitor_sampler, sysroot=self.options.sysroot)
         self.reference = ReferenceView()
+        self.fleet = FleetView()
         self.hardware.redact_choice = lambda: self.redact_shared
         self.views = {"overview": self.overview, "hardware": self.hardware,
                       "benchmarks": self.benchmarks, "routes": self.routes, "reports": self.reports,
-                      "monitor": self.monitor, "reference": self.reference}
+                      "monitor": self.monitor, "reference": self.reference, "fleet": self.fleet}
         for page in PAGES:
             self.stack.addWidget(self.views[page])
         right.addWidget(self.stack, 1)
@@ -366,7 +369,8 @@ class MainWindow(QMainWindow):
         names = {"overview": self.tr("Overview"), "hardware": self.tr("Hardware"),
                  "benchmarks": self.tr("Benchmarks"), "routes": self.tr("Routes"), "monitor": self.tr("Monitor"),
                  "reports": self.tr("Reports"),
-                 "reference": l10n_tr("knowledge.reference.page", i18n.knowledge_lang(self.ui_lang))}
+                 "reference": l10n_tr("knowledge.reference.page", i18n.knowledge_lang(self.ui_lang)),
+                 "fleet": l10n_tr("fleet.page.title", i18n.knowledge_lang(self.ui_lang))}
         for i, page in enumerate(PAGES):
             self.sidebar.item(i).setText(names[page])
             self.act_pages[i].setText(names[page])

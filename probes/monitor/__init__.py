@@ -5,8 +5,10 @@
     sampler.close()
 
 A sample is ``{"t": unix s, "mono_s": monotonic s, "interval_s", "cpu": {...},
-"memory": {...}, "devices": [{"id", "family", "name", "address", <DEVICE_FIELDS>...,
-"throttle", "processes", "engines_pct"}]}``. Rates (utilisation from /proc/stat, power from
+"memory": {...}, "devices": [{"id", "family", "name", "address", "pci_bus_id" (DCGM's form, null when not
+PCI), "index" and "uuid" (NVML's, null elsewhere), <DEVICE_FIELDS>..., "throttle",
+"processes", "engines_pct"}]}``; ``cpu["per_cpu_seconds"]`` is each CPU's time in each mode of
+/proc/stat since boot (seconds, counters). Rates (utilisation from /proc/stat, power from
 energy counters, busy counters, DRM engine ns) are computed between consecutive samples of
 one sampler, so the first sample has them null. Devices are discovered on every sample: one
 unplugged between two samples is simply absent from the next; a counter that went backwards
@@ -32,7 +34,7 @@ import time
 
 from accelgui.probes.context import ProbeContext
 from accelgui.probes.monitor import fdinfo, host, telemetry
-from accelgui.probes.monitor.nvidia import NvmlSource
+from accelgui.probes.monitor.nvidia import NvmlSource, dcgm_bus_id
 from accelgui.probes.monitor.telemetry import DEVICE_FIELDS, family_telemetry
 
 __all__ = ["DEFAULT_DEADLINE_S", "DEVICE_FIELDS", "DROP_AFTER", "Sampler", "family_telemetry"]
@@ -49,8 +51,8 @@ DROP_AFTER = 3
 
 def empty_cpu() -> dict:
     """The CPU record of a sample when its source is dropped: every value unknown."""
-    return {"util_pct": None, "per_cpu_util_pct": [], "per_cpu_freq_mhz": [], "freq_mhz_mean": None,
-            "freq_mhz_max": None, "load_1m": None, "load_5m": None, "load_15m": None,
+    return {"util_pct": None, "per_cpu_util_pct": [], "per_cpu_freq_mhz": [], "per_cpu_seconds": [],
+            "freq_mhz_mean": None, "freq_mhz_max": None, "load_1m": None, "load_5m": None, "load_15m": None,
             "ctx_switches_total": None, "ctx_switches_per_s": None, "thermal_throttle_total": None,
             "temp_c_max": None, "package_power_w": None, "rapl": [], "temps": [], "fans": []}
 
@@ -205,6 +207,10 @@ class Sampler:
                 dev.setdefault(field, None)
             dev.setdefault("throttle", None)
             dev.setdefault("processes", None)
+            if dev.get("pci_bus_id") is None:
+                dev["pci_bus_id"] = dcgm_bus_id(dev.get("address"))
+            dev.setdefault("index", None)
+            dev.setdefault("uuid", None)
         return finite({"t": round(time.time(), 3), "mono_s": round(now, 4),
                        "interval_s": None if dt is None else round(dt, 4),
                        "cpu": cpu, "memory": memory, "devices": devices,

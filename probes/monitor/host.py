@@ -3,7 +3,9 @@
 Everything is read through the probe context (so a recorded tree replays); temperatures and
 fans come from psutil on the running system (it knows each chip's quirks) and from hwmon in
 sysfs under a sysroot. Rates (utilisation, context switches, power from energy counters)
-are the change between two consecutive samples, null on the first.
+are the change between two consecutive samples, null on the first; each CPU's time in each
+mode of /proc/stat (``per_cpu_seconds``: ticks / USER_HZ) is given as it stands, a counter
+since boot, so an exporter can serve it as node exporter does and leave ``rate()`` to the server.
 """
 
 from __future__ import annotations
@@ -13,12 +15,20 @@ import math
 from accelgui.probes.context import ProbeContext
 from accelgui.probes.monitor.telemetry import _tidy, rate
 
+#: the columns of a ``cpuN`` line of /proc/stat, in order (proc(5)); guest and guest_nice are
+#: already counted in user and nice, so they are left out, as node exporter does
+CPU_MODES = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+#: the unit of /proc/stat: USER_HZ ticks a second, 100 on every Linux ABI (sysconf(_SC_CLK_TCK))
+USER_HZ = 100
+
 #: hwmon chips that measure the CPU package (Intel, AMD, ARM SoCs)
 CPU_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal", "soc_thermal", "x86_pkg_temp")
 
 
-def _stat(ctx: ProbeContext) -> tuple[dict, int | None]:
-    cpus, ctxt = {}, None
+def _stat(ctx: ProbeContext) -> tuple[dict, int | None, dict]:
+    """Per line of /proc/stat: (total ticks, idle ticks), the context switches, and the
+    ticks of each mode (``CPU_MODES``, as many as the line has)."""
+    cpus, ctxt, modes = {}, None, {}
     for line in (ctx.read_text("proc/stat", limit=1 << 20) or "").splitlines():
         if line.startswith("cpu"):
             parts = line.split()
@@ -30,12 +40,18 @@ def _stat(ctx: ProbeContext) -> tuple[dict, int | None]:
                 continue
             idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
             cpus[parts[0]] = (sum(ticks), idle)
+            modes[parts[0]] = dict(zip(CPU_MODES, ticks))
         elif line.startswith("ctxt "):
             try:
                 ctxt = int(line.split()[1])
             except (ValueError, IndexError):
                 pass
-    return cpus, ctxt
+    return cpus, ctxt, modes
+
+
+def cpu_seconds(modes: dict) -> dict:
+    """The ticks of each mode as seconds since boot (counters: they only go up)."""
+    return {mode: round(ticks / USER_HZ, 2) for mode, ticks in modes.items()}
 
 
 def _busy_pct(prev, cur):
@@ -123,7 +139,7 @@ def _throttle_count(ctx: ProbeContext, names: list[str]) -> int | None:
 
 
 def sample_cpu(ctx: ProbeContext, state: dict, now: float) -> dict:
-    cpus, ctxt = _stat(ctx)
+    cpus, ctxt, modes = _stat(ctx)
     prev = state.get("stat") or {}
     state["stat"] = cpus
     names = sorted((n for n in cpus if n != "cpu"), key=lambda n: int(n[3:]) if n[3:].isdigit() else 1 << 30)
@@ -147,6 +163,7 @@ def sample_cpu(ctx: ProbeContext, state: dict, now: float) -> dict:
         "util_pct": _busy_pct(prev.get("cpu"), cpus.get("cpu")),
         "per_cpu_util_pct": per_util,
         "per_cpu_freq_mhz": freqs,
+        "per_cpu_seconds": [cpu_seconds(modes[n]) for n in names],
         "freq_mhz_mean": round(sum(known) / len(known), 1) if known else None,
         "freq_mhz_max": max(known) if known else None,
         "load_1m": loadavg(0), "load_5m": loadavg(1), "load_15m": loadavg(2),

@@ -5,6 +5,7 @@ again every ``RETRY_S`` seconds, so a driver reload is picked up without a resta
 
 from __future__ import annotations
 
+import re
 import time
 
 from accelgui.probes.gpu_nvidia import _Caller, _text, normalise_bus_id
@@ -15,6 +16,18 @@ RETRY_S = 10.0
 _TEMPERATURE_GPU, _PCIE_TX, _PCIE_RX = 0, 0, 1
 _ECC_CORRECTED, _ECC_UNCORRECTED, _VOLATILE = 0, 1, 0
 _LOST = ("GpuIsLost", "Uninitialized", "DriverNotLoaded")
+
+
+def dcgm_bus_id(address) -> str | None:
+    """A PCI address as DCGM exporter and NVML write it ("0000:1b:00.0" -> "00000000:1B:00.0":
+    8 hex digits of domain, upper-case hex), so accelgui's series join DCGM's ``pci_bus_id``;
+    None for anything that is not a PCI address (a platform device such as "fdab0000.npu")."""
+    if isinstance(address, bytes):
+        address = address.decode("ascii", "replace")
+    m = re.match(r"^([0-9a-fA-F]{1,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$", str(address or "").strip())
+    if not m:
+        return None
+    return f"{int(m.group(1), 16):08X}:{m.group(2).upper()}:{m.group(3).upper()}.{m.group(4)}"
 
 
 def throttle_names(mask) -> list[str] | None:
@@ -31,6 +44,7 @@ class NvmlSource:
         self.ready = False
         self.next_try = 0.0
         self.reason: str | None = None
+        self.uuids: dict = {}           # PCI address -> NVML UUID: asked once, it never changes
 
     def _start(self) -> bool:
         now = time.monotonic()
@@ -103,7 +117,9 @@ class NvmlSource:
             "family": "nvidia-gpu",
             "name": _text(call("nvmlDeviceGetName", handle)),
             "address": address,
-            "index": index,
+            "pci_bus_id": dcgm_bus_id(address),
+            "index": index,                     # the NVML index: DCGM exporter's ``gpu`` label
+            "uuid": self._uuid(call, handle, address),              # DCGM exporter's ``UUID`` label
             "util_pct": getattr(util, "gpu", None),
             "mem_util_pct": getattr(util, "memory", None),
             "memory_used_bytes": getattr(memory, "used", None),
@@ -122,6 +138,14 @@ class NvmlSource:
             "processes": self._processes(call, handle),
             "mig": self._mig(call, handle),
         }
+
+    def _uuid(self, call: _Caller, handle, address) -> str | None:
+        uuid = self.uuids.get(address)
+        if uuid is None:
+            uuid = _text(call("nvmlDeviceGetUUID", handle))
+            if uuid and address and len(self.uuids) < 1024:
+                self.uuids[address] = uuid
+        return uuid
 
     @staticmethod
     def _processes(call: _Caller, handle) -> list[dict] | None:
