@@ -21,7 +21,7 @@ help:
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[gui,bench,test]'
 	@# byte-compile now: the headless probe should not pay for compiling on every run
 	$(BIN)/python -m compileall -q accelgui probes knowledge resources >/dev/null
 	@touch $@

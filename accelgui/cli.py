@@ -99,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--uninstall-desktop", action="store_true",
                       help="remove what --install-desktop installed")
     mode.add_argument("--version", action="version", version=f"accelgui {__version__}")
+    mode.add_argument("--schema", action="store_true",
+                      help="print the JSON schema of the report (--probe's JSON output)")
+    mode.add_argument("--print-man", action="store_true", help="print the man page (troff), e.g. > accelgui.1")
+    mode.add_argument("--print-completion", choices=("bash", "zsh", "fish"), metavar="SHELL",
+                      help="print the shell completion script for SHELL: bash, zsh or fish")
     opt = p.add_argument_group("settings")
     opt.add_argument("--format", choices=FORMATS, default=None,
                      help="output format (default: json for --probe, text for --routes/--compare)")
@@ -332,11 +337,15 @@ def cmd_render_report(args) -> int:
 
 
 def cmd_desktop(args) -> int:
-    from accelgui.desktop import install, uninstall
+    from accelgui import cli_docs
+    from accelgui.desktop import data_dir, install, uninstall
 
     if args.system and hasattr(os, "geteuid") and os.geteuid() != 0:
         raise UsageError("--system installs into /usr/local/share: run it as root")
     done = (install if args.install_desktop else uninstall)(system=args.system)
+    # and the man page and the shell completions, made from this parser
+    base = data_dir(args.system)
+    done += cli_docs.install(base) if args.install_desktop else cli_docs.uninstall(base)
     verb = "installed" if args.install_desktop else "removed"
     for path in done:
         print(f"{verb}: {path}")
@@ -507,7 +516,23 @@ def display_problem() -> str | None:
     return f"the Wayland display WAYLAND_DISPLAY={wayland} does not answer"
 
 
+def cmd_cli_docs(args) -> int:
+    """``--schema``, ``--print-man``, ``--print-completion SHELL`` (to stdout or --output)."""
+    if args.schema:
+        from accelgui.data import read_bytes
+
+        _emit(read_bytes("accelgui", "report.schema.json"), args.output)
+        return EXIT_OK
+    from accelgui import cli_docs
+
+    parser = build_parser()
+    text = cli_docs.man_page(parser) if args.print_man else cli_docs.completion(args.print_completion, parser)
+    _emit(text, args.output)
+    return EXIT_OK
+
+
 def gui_main(argv: list[str] | None = None) -> int:
+    import accelgui.gui  # noqa: F401 - without the gui extra: says how to install it, exits 2
     problem = display_problem()
     if problem:
         sys.stderr.write(
@@ -539,6 +564,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.schema or args.print_man or args.print_completion:
+            return cmd_cli_docs(args)
+        if args.bench and args.probe:
+            from accelgui.extras import require
+
+            require("bench", "--bench")   # without Numba: how to install the bench extra, exit 2
         if args.goal is not None:   # saved or cleared, and said, whatever the command
             apply_goal_option(args, sys.stdout if _only_goal(args) else None)
         if args.compare:

@@ -9,8 +9,15 @@ python=${PYTHON:-python3}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$python" -m pip wheel --quiet --no-deps -w "$work/dist" "$here"
 "$python" -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet "$work"/dist/accelgui-*.whl
+wheel=$(ls "$work"/dist/accelgui-*.whl)
+"$work/venv/bin/pip" install --quiet "$wheel"          # the headless install: no Qt, no Numba
+echo "headless install: $(du -sh "$work/venv" | cut -f1)"
 cd "$work"
+if "$work/venv/bin/python" -c 'import PySide6' 2>/dev/null; then echo "headless install has PySide6" >&2; exit 1; fi
+"$work/venv/bin/accelgui" --schema | "$work/venv/bin/python" -c 'import json, sys; print("schema:", json.load(sys.stdin)["$id"])'
+"$work/venv/bin/accelgui" --print-man >/dev/null && echo "man page: ok"
+set +e; QT_QPA_PLATFORM=offscreen "$work/venv/bin/accelgui" 2>"$work/gui.err"; rc=$?; set -e
+grep -q "accelgui\[gui\]" "$work/gui.err" && [ "$rc" = 2 ] && echo "app without the gui extra: says how to install it"
 "$work/venv/bin/accelgui" --version
 "$work/venv/bin/accelgui" --probe --format json | "$work/venv/bin/python" -c \
   'import json, sys; d = json.load(sys.stdin); print("probe:", len(d["probes"]), "probes,", len(d["routes"]), "routes")'
@@ -28,6 +35,7 @@ for package, name in [("accelgui", "report.schema.json"),
     assert files(package).joinpath(name).is_file(), (package, name)
 print("package data: ok")
 PY
+"$work/venv/bin/pip" install --quiet "$wheel[gui]"
 QT_QPA_PLATFORM=offscreen "$work/venv/bin/python" -c \
   'from accelgui.gui.app import create_app; from accelgui.gui.main_window import MainWindow; print("gui imports: ok")'
 if command -v desktop-file-validate >/dev/null; then

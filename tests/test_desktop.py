@@ -44,7 +44,11 @@ def test_install_names_everything_by_one_id_and_uninstall_removes_it(xdg, capsys
     exec_line = entry["Exec"]
     assert "accelgui" in exec_line and (shutil.which(exec_line.split()[0].strip('"')) or
                                         os.path.isfile(exec_line.split()[0].strip('"')))
-    assert out.count("installed: ") == len(desktop._files(str(xdg)))
+    from accelgui import cli_docs
+
+    assert out.count("installed: ") == len(desktop._files(str(xdg))) + len(cli_docs.targets(str(xdg)))
+    man = [p for p in cli_docs.targets(str(xdg)) if "/man/" in p]
+    assert man and all(os.path.isfile(p) for p in cli_docs.targets(str(xdg)))
     assert cli.main(["--uninstall-desktop"]) == 0
     assert not [p for p in desktop._files(str(xdg)) if os.path.exists(p)]
     assert cli.main(["--uninstall-desktop"]) == 0
