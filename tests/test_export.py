@@ -901,3 +901,19 @@ def test_a_long_device_name_is_cut_alike_in_every_face(fmt):
     out = render(report, fmt)
     runs = {len(m) for m in re.findall(r"N{100,}\u2026?", out)}
     assert runs == {256}, f"{fmt}: the name is shown {sorted(runs)} characters long"
+
+
+def test_the_inventory_textfile_says_what_the_machine_can_run():
+    """The fleet view reads what each node can run from the inventory textfile: the largest
+    model at a usable speed and its device, from the report's estimates."""
+    from accelgui import advisor
+    from accelgui.export import prometheus
+
+    report = load("rich")
+    report = report.replace(estimates=advisor.estimates(report))
+    out = prometheus.render(report.replace(benchmarks=None))
+    line = next(x for x in out.splitlines() if x.startswith("accelgui_host_info{"))
+    usable = [e["largest_usable"] for e in report.estimates["devices"] if e.get("largest_usable")]
+    best = max(usable, key=lambda p: p["params_b"])
+    assert f'can_run="{best["size"]} {best["quant"]} on ' in line
+    assert 'can_run=""' in prometheus.render(report.replace(estimates=None, benchmarks=None))

@@ -162,6 +162,22 @@ def metrics(report, part: str | None = None) -> Metrics:
     return m
 
 
+def _can_run(report) -> str | None:
+    """What this machine can run, for the fleet view: the largest model of the estimates that
+    decodes at a usable speed, and on which device ("Llama 3.1 8B Q4_K_M on NVIDIA ..."), or
+    None without estimates (``--no-advice``) or when nothing runs at that speed."""
+    est = report.estimates if isinstance(report.estimates, dict) else {}
+    best = None
+    for e in est.get("devices") or ():
+        pick = e.get("largest_usable") if isinstance(e, dict) else None
+        if isinstance(pick, dict) and C.num(pick.get("params_b")) and (
+                best is None or pick["params_b"] > best[0]["params_b"]):
+            best = (pick, e.get("device"))
+    if best is None:
+        return None
+    return f"{best[0].get('size')} {best[0].get('quant')} on {best[1]}"
+
+
 def _inventory(m: Metrics, report) -> None:
     from accelgui import __version__
 
@@ -174,7 +190,7 @@ def _inventory(m: Metrics, report) -> None:
           cpu_vendor=c.vendor, machine=p.machine, container=p.container,
           cloud=(p.cloud or {}).get("provider") if isinstance(p.cloud, dict) else None,
           instance_type=(p.cloud or {}).get("instance_type") if isinstance(p.cloud, dict) else None,
-          schema_version=report.schema_version)
+          schema_version=report.schema_version, can_run=_can_run(report))
     ts = C.created_epoch(report.created)
     m.add("accelgui_report_timestamp_seconds", "When the report was created (Unix time)",
           round(ts) if ts is not None else None)
