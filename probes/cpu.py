@@ -70,17 +70,15 @@ _PRIVATE_CACHE = r"scope=Private"
 
 # ------------------------------------------------------------------ file access
 
-def parse_cpulist(text: str | None) -> set[int] | None:
-    """Kernel cpu list ("0-3,8") -> set; None when missing or malformed."""
-    if text is None:
-        return None
+def _cpulist_ranges(text: str) -> list[tuple[int, int]] | None:
+    """The (first, last) CPU ranges of a kernel cpu list ("0-3,8"); [] for an empty list,
+    None when malformed."""
     text = text.strip().strip("\x00").strip()
-    out: set[int] = set()
     if not text:
-        return out
+        return []
+    out = []
     for part in text.split(","):
-        part = part.strip()
-        lo, sep, hi = part.partition("-")
+        lo, sep, hi = part.strip().partition("-")
         try:
             a = int(lo)
             b = int(hi) if sep else a
@@ -88,8 +86,16 @@ def parse_cpulist(text: str | None) -> set[int] | None:
             return None
         if a < 0 or b < a or b >= _MAX_CPUS:
             return None
-        out.update(range(a, b + 1))
+        out.append((a, b))
     return out
+
+
+def parse_cpulist(text: str | None) -> set[int] | None:
+    """Kernel cpu list ("0-3,8") -> set; None when missing or malformed."""
+    ranges = None if text is None else _cpulist_ranges(text)
+    if ranges is None:
+        return None
+    return {cpu for a, b in ranges for cpu in range(a, b + 1)}
 
 
 _CACHED_TEXT = 20_000        # longest mask/list text kept in the parse caches (65,536 CPUs)
@@ -113,19 +119,11 @@ def _cached(parse, text: str | None):
 
 @lru_cache(maxsize=512)
 def _parse_cpulist_mask(text: str) -> int | None:
-    text = text.strip().strip("\x00").strip()
+    ranges = _cpulist_ranges(text)
+    if ranges is None:
+        return None
     out = 0
-    if not text:
-        return out
-    for part in text.split(","):
-        lo, sep, hi = part.strip().partition("-")
-        try:
-            a = int(lo)
-            b = int(hi) if sep else a
-        except ValueError:
-            return None
-        if a < 0 or b < a or b >= _MAX_CPUS:
-            return None
+    for a, b in ranges:
         out |= ((1 << (b - a + 1)) - 1) << a
     return out
 
