@@ -12,24 +12,15 @@ vendor id) as ``sys/bus/pci/devices`` links into ``sys/devices/pci*/``.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
+from make_cpu_trees import cpumask  # the kernel's %*pb format: one builder for both
 
 
 def cpulist(lo: int, hi: int) -> str:
     return f"{lo}-{hi}" if hi > lo else f"{lo}"
-
-
-def cpumask(cpus, nbits: int) -> str:
-    value = 0
-    for c in cpus:
-        value |= 1 << c
-    text = f"{value:0{max(1, (nbits + 3) // 4)}x}"
-    groups = []
-    while len(text) > 8:
-        groups.insert(0, text[-8:])
-        text = text[:-8]
-    groups.insert(0, text)
-    return ",".join(groups)
 
 
 def _write(path: Path, text: str) -> None:
