@@ -123,7 +123,7 @@ CGROUP_DIR = "sys/fs/cgroup"
 _UNLIMITED = 1 << 60          # a v1 limit at or above it (LONG_MAX rounded to a page) is none
 
 
-def _cgroup_paths(ctx) -> dict[str, str]:
+def cgroup_paths(ctx) -> dict[str, str]:
     """controller -> cgroup path from ``proc/self/cgroup`` ("" for the v2 hierarchy)."""
     out: dict[str, str] = {}
     for line in (ctx.read_text("proc/self/cgroup", limit=1 << 16) or "").split("\n"):
@@ -135,7 +135,7 @@ def _cgroup_paths(ctx) -> dict[str, str]:
     return out
 
 
-def _ancestors(path: str) -> list[str]:
+def cgroup_ancestors(path: str) -> list[str]:
     """The cgroup folder of ``path`` and every folder above it, innermost first ("" is the
     mount's root). Limits of all of them apply. A container without its own cgroup
     namespace names a path the mount does not have (its root *is* the container's
@@ -147,7 +147,7 @@ def _ancestors(path: str) -> list[str]:
 def _lowest(ctx, base: str, path: str, name: str, parse):
     """The lowest value ``parse`` finds in ``base/<ancestor>/name`` (None when none has one)."""
     best = None
-    for folder in _ancestors(path):
+    for folder in cgroup_ancestors(path):
         rel = f"{base}/{folder}/{name}" if folder else f"{base}/{name}"
         line = ctx.read_line(rel)
         if line is None:
@@ -194,7 +194,7 @@ def cgroup_limits(ctx) -> tuple[int | None, float | None]:
     lowest along its path up to the mount's root: v2 ``memory.max`` and ``cpu.max``
     ("quota period"), v1 ``memory.limit_in_bytes`` and ``cpu.cfs_quota_us`` /
     ``cpu.cfs_period_us`` (-1: none). "max", a v1 limit of about 2^63 and no file are None."""
-    paths = _cgroup_paths(ctx)
+    paths = cgroup_paths(ctx)
     if not paths:
         return None, None
     memory = cpus = None
@@ -207,7 +207,7 @@ def cgroup_limits(ctx) -> tuple[int | None, float | None]:
         memory = _lowest(ctx, base, paths["memory"], "memory.limit_in_bytes", _bytes_limit)
     if cpus is None and "cpu" in paths and (base := _v1_dir(ctx, "cpu")):
         best = None
-        for folder in _ancestors(paths["cpu"]):
+        for folder in cgroup_ancestors(paths["cpu"]):
             at = f"{base}/{folder}" if folder else base
             q, p = ctx.read_line(f"{at}/cpu.cfs_quota_us"), ctx.read_line(f"{at}/cpu.cfs_period_us")
             if q is None or p is None or q == "-1":
@@ -453,7 +453,7 @@ def record_inputs(r, scrub=None) -> None:
             bases += [(f"{CGROUP_DIR}/{name}", ("cpu.cfs_quota_us", "cpu.cfs_period_us"))
                       for name in ("cpu", "cpu,cpuacct", "cpuacct,cpu") if r.is_dir(f"{CGROUP_DIR}/{name}")]
         for base, names in bases:
-            for folder in _ancestors(parts[2]):
+            for folder in cgroup_ancestors(parts[2]):
                 src = f"{base}/{folder}" if folder else base
                 dst = f"{base}/{renamed(folder)}" if folder else base
                 for name in names:

@@ -178,25 +178,18 @@ def cgroup_memory(ctx: ProbeContext) -> dict:
     ``memory.limit_in_bytes``/``memory.usage_in_bytes`` under ``sys/fs/cgroup/memory``.
     -> {"limit_bytes", "available_bytes", "version"}; None values where there is no limit.
     """
+    from accelgui.probes.memory import CGROUP_DIR, cgroup_ancestors, cgroup_paths
+
     out = {"limit_bytes": None, "available_bytes": None, "version": None}
-    text = ctx.read_text("proc/self/cgroup", limit=64 << 10) or ""
-    v2_path = v1_path = None
-    for line in text.splitlines():
-        parts = line.strip().split(":", 2)
-        if len(parts) != 3:
+    paths = cgroup_paths(ctx)       # the same reading of proc/self/cgroup as the memory probe's
+    for version, controller, base, limit_name, usage_name in (
+            ("v1", "memory", f"{CGROUP_DIR}/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"),
+            ("v2", "", CGROUP_DIR, "memory.max", "memory.current")):
+        path = paths.get(controller)
+        if path is None:
             continue
-        if parts[0] == "0" and parts[1] == "":
-            v2_path = parts[2]
-        elif "memory" in parts[1].split(","):
-            v1_path = parts[2]
-    for version, path, base, limit_name, usage_name in (
-            ("v1", v1_path, "sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"),
-            ("v2", v2_path, "sys/fs/cgroup", "memory.max", "memory.current")):
-        if path is None or not path.startswith("/") or "\x00" in path:
-            continue
-        parts = [x for x in path.split("/") if x and x not in (".", "..")]
-        for depth in range(len(parts), -1, -1):
-            d = "/".join([base] + parts[:depth])
+        for folder in cgroup_ancestors(path):
+            d = f"{base}/{folder}" if folder else base
             limit = _cgroup_int(ctx, f"{d}/{limit_name}")
             if limit is None:
                 continue
