@@ -341,7 +341,7 @@ def _pci_device(rec: dict, tables: dict) -> dict:
         "readiness": "unknown", "readiness_reason": None, "fix": None,
         "details": details,
         "_family": rec.get("family") or "generic", "_nodes": nodes,
-        "_drivers": [rec.get("driver")], "_unnamed": unnamed,
+        "_drivers": [rec.get("driver")], "_unnamed": unnamed, "_display": display,
     }
 
 
@@ -831,6 +831,7 @@ def _facts(dev: dict, family: str) -> None:
     fid = entry.get("id")
     details = dev["details"]
     unnamed = dev.pop("_unnamed", False)
+    display = dev.pop("_display", None)
     dev["family"] = fid
     details["family"] = fid
     soc = f"{dev.get('vendor')},{details['soc']}" if details.get("soc") else None
@@ -862,7 +863,7 @@ def _facts(dev: dict, family: str) -> None:
         details["memory_bandwidth_source"] = None
     details.setdefault("memory_bytes", None)
     if spec:
-        _spec_facts(dev, spec, unnamed)
+        _spec_facts(dev, spec, unnamed, display)
     else:
         details["specification"] = None     # looked up: no row knows this device
     details["segment"], details["form"] = _segment_form(dev, entry, spec)
@@ -890,7 +891,7 @@ def _bandwidth_lower_bound(spec: dict) -> float | None:
     return round(bits * rate / 8, 1) if isinstance(rate, (int, float)) and rate > 0 else None
 
 
-def _spec_facts(dev: dict, spec: dict, unnamed: bool) -> None:
+def _spec_facts(dev: dict, spec: dict, unnamed: bool, display: str | None) -> None:
     details = dev["details"]
     if spec.get("form") == "integrated" and spec.get("match") == "id":
         dev["integrated"] = True        # the row knows the part: an APU's or SoC's GPU
@@ -917,16 +918,9 @@ def _spec_facts(dev: dict, spec: dict, unnamed: bool) -> None:
         details["tops_int8_spec"] = spec["tops_int8"]
     if spec.get("name") and spec.get("match") == "id" and (
             unnamed or spec.get("names_every_product") or spec.get("product_known")):
-        display = (ids_vendor_display(dev) or "").strip()
-        dev["name"] = spec["name"] if not display or spec["name"].lower().startswith(
-            display.lower()) else f"{display} {spec['name']}"
+        from accelgui.probes.ids import pretty_name
 
-
-def ids_vendor_display(dev: dict) -> str | None:
-    from accelgui.probes import ids
-
-    vid = (dev.get("pci_id") or "").partition(":")[0]
-    return (ids.vendor_info(vid) or {}).get("name") if vid else None
+        dev["name"] = pretty_name(display, spec["name"])
 
 
 _BUS_ORDER = {"pci": 0, "platform": 1, "usb": 2}
