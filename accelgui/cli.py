@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--context", metavar="TOKENS", type=_tokens, default=None,
                      help="context length for the LLM estimates (default 4096)")
     opt.add_argument("--goal", metavar="GOAL", default=None,
-                     help="what you want to learn for: train, serve-llm, edge, hardware-design, hpc, "
+                     help="what you want to learn for: train, serve-llm, inference, edge, hardware-design, hpc, "
                           "basics (re-ranks routes and steps; saved with your progress, so later "
                           "runs use it and say so; 'none' clears it, with any command)")
     opt.add_argument("--allow-root", action="store_true",

@@ -42,7 +42,7 @@ LEVELS = ("beginner", "intermediate", "advanced")
 #: The goals a learner can pick (``--goal``, the app's goal picker) and a step may serve
 #: (its optional ``goals`` list): train models, serve or run LLMs, deploy on edge devices,
 #: design hardware, scientific/HPC computing, learn the basics.
-GOALS = ("train", "serve-llm", "edge", "hardware-design", "hpc", "basics")
+GOALS = ("train", "serve-llm", "inference", "edge", "hardware-design", "hpc", "basics")
 REQUIREMENT_LEVELS = ("required", "recommended")
 FALLBACKS = ("cloud", "emulation", "simulation", "none")
 RESOURCE_KINDS = ("docs", "course", "repo", "book", "paper", "video")
@@ -381,7 +381,7 @@ def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
         p.add("", "a route file must hold a JSON object")
         return list(p)
     allowed = {"$schema", "id", "order", "title", "summary", "scenarios", "tools",
-               "requirements", "steps", "corrections", "facts", "capstone"}
+               "requirements", "steps", "corrections", "facts", "capstone", "goals", "design_only"}
     for key in sorted(set(data) - allowed):
         p.add(key, "unknown field")
     rid = data.get("id")

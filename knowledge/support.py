@@ -3,6 +3,10 @@
 Each table is ``{"title", "as_of", "review_by", "source", "rows": [...]}``; :func:`rows` gives
 the rows of one table (an empty list for a table that is missing, so a rule asking for it is
 "not met" rather than a crash), :func:`table` the whole table.
+
+``route_goals`` is not stored in support.json: it is built from the route files themselves
+(each route's top-level ``goals`` and ``design_only``, knowledge overrides included), so a
+route and the goals it serves are edited in one place. :func:`route_goals` gives it.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 from accelgui import data as data_files
 
-__all__ = ["load_support", "load_data", "table", "rows", "text"]
+__all__ = ["load_support", "load_data", "table", "rows", "text", "route_goals"]
 
 
 def load_data(name: str) -> dict:
@@ -23,7 +27,28 @@ def load_support() -> dict:
     return load_data("support.json")
 
 
+def route_goals(routes: dict | None = None) -> dict:
+    """The ``route_goals`` table built from the route files: ``{"title", "source",
+    "design_only": [route ids], "rows": [{"route", "goals"}, ...]}`` in route order. A route
+    without ``goals`` serves no particular goal (no row)."""
+    if routes is None:
+        from accelgui.knowledge import load_knowledge
+
+        routes = load_knowledge().routes
+    ordered = sorted(routes.values(), key=lambda r: (r.get("order", 999), r.get("id", "")))
+    return {
+        "title": {"en": "Which goals each route serves (the goal picker re-ranks routes with it)",
+                  "zh": "各路线服务的目标（目标选择器据此重新排序）"},
+        "source": "knowledge/routes/*.json (goals, design_only)",
+        "design_only": [r["id"] for r in ordered if r.get("design_only") is True],
+        "rows": [{"route": r["id"], "goals": list(r["goals"])} for r in ordered
+                 if isinstance(r.get("goals"), list) and r["goals"]],
+    }
+
+
 def table(name: str) -> dict:
+    if name == "route_goals":
+        return route_goals()
     value = load_support().get(name)
     return value if isinstance(value, dict) else {}
 

@@ -95,9 +95,9 @@ def test_a_valid_goal_in_an_override_is_used(tmp_path, trees):
 
 # --------------------------------------------------------------------------- ranking
 
-def test_gpu_route_ranks_serving_before_training_for_serve_llm():
+def test_gpu_route_ranks_inference_before_training_for_the_inference_goal():
     rich = report_fixtures.load("rich")          # 8x H100 server
-    serve = _route(rich, "gpu", "serve-llm", GPU_BASICS).next_steps
+    serve = _route(rich, "gpu", "inference", GPU_BASICS).next_steps
     train = _route(rich, "gpu", "train", GPU_BASICS).next_steps
     none = _route(rich, "gpu", None, GPU_BASICS).next_steps
     assert serve[0] == "gpu.inference-optimisation", serve
@@ -113,10 +113,10 @@ def test_goal_reorders_the_cpu_and_llm_routes_on_a_recorded_tree(trees):
     # an accelerator node serves LLMs on its GPUs: vLLM after the GPU check, not llama.cpp on the CPU
     assert sa["serve-llm"].index("software-acceleration.vllm-serving") < 4, sa
     assert "software-acceleration.xla-jit" not in sa["serve-llm"][:4], sa
-    cpu = {g: _route(dgx, "cpu", g).next_steps for g in (None, "hpc", "serve-llm")}
+    cpu = {g: _route(dgx, "cpu", g).next_steps for g in (None, "hpc", "inference")}
     assert "cpu.numba-jit" in cpu["hpc"] and "cpu.simd-native" in cpu["hpc"], cpu
     assert "cpu.data-pipelines" not in cpu["hpc"], cpu
-    assert "cpu.ml-inference" in cpu["serve-llm"] and "cpu.ml-inference" not in cpu[None], cpu
+    assert "cpu.ml-inference" in cpu["inference"] and "cpu.ml-inference" not in cpu[None], cpu
     gpu = {g: _route(dgx, "gpu", g).next_steps for g in ("hpc", "train")}
     assert gpu["hpc"][-1] == "gpu.custom-kernels" and gpu["train"][-1] == "gpu.train-pytorch", gpu
 
@@ -222,8 +222,11 @@ def test_goal_ranks_follow_prerequisites():
     assert ranks["software-acceleration.vllm-serving"] == 0
     assert ranks["software-acceleration.llm-inference-cpu"] == 0
     assert ranks["software-acceleration.landscape"] == 1      # leads to llama.cpp and vLLM
-    assert ranks["gpu.train-pytorch"] == 1                    # leads to inference optimisation
-    assert "gpu.custom-kernels" not in ranks
+    assert "gpu.train-pytorch" not in ranks                   # CNN-level inference is not LLM serving
+    inference = advisor._goal_ranks(kb.steps, "inference")
+    assert inference["gpu.inference-optimisation"] == 0
+    assert inference["gpu.train-pytorch"] == 1                # leads to inference optimisation
+    assert "gpu.custom-kernels" not in ranks and "gpu.custom-kernels" not in inference
     assert advisor._goal_ranks(kb.steps, None) == {}
 
 
@@ -242,7 +245,7 @@ def test_cli_goal_reranks_the_gpu_route_of_a_recorded_tree(tmp_path, monkeypatch
         assert out.returncode == 0, out.stderr
         return next(r for r in json.loads(out.stdout)["routes"] if r["id"] == "gpu")["next_steps"]
 
-    serve, train = gpu_steps("serve-llm"), gpu_steps("train")
+    serve, train = gpu_steps("inference"), gpu_steps("train")
     assert serve[0] == "gpu.inference-optimisation", serve
     assert train[0] in ("gpu.multi-gpu", "gpu.lora-finetune"), train
     assert not GPU_BASICS & set(serve + train)
