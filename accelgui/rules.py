@@ -81,13 +81,6 @@ class Fact(str):
 
 _KIND_NAMES = {"gpu": "GPU", "npu": "NPU", "tpu": "TPU", "fpga": "FPGA", "dsp": "DSP",
                "accelerator": "accelerator"}
-_VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "google": "Google",
-                 "xilinx": "Xilinx", "altera": "Altera", "habana": "Habana", "aws": "AWS",
-                 "tenstorrent": "Tenstorrent", "hailo": "Hailo", "rockchip": "Rockchip",
-                 "qualcomm": "Qualcomm", "apple": "Apple", "arm": "Arm", "broadcom": "Broadcom",
-                 "mediatek": "MediaTek", "samsung": "Samsung", "graphcore": "Graphcore",
-                 "cerebras": "Cerebras", "groq": "Groq", "sambanova": "SambaNova",
-                 "huawei": "Huawei"}
 _READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
 
 
@@ -128,7 +121,9 @@ def _as_list(v) -> list:
 def _vendor_word(vendor) -> str | None:
     if not vendor:
         return None
-    return _VENDOR_NAMES.get(str(vendor).lower(), str(vendor))
+    from accelgui.probes import ids     # the vendor table (probes/data/vendors.json)
+
+    return ids.vendor_name(str(vendor)) or str(vendor)
 
 
 def device_label(dev: dict) -> str:

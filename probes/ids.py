@@ -4,8 +4,10 @@ The id databases are large (pci.ids is about 1.3 MB), and a report needs the nam
 handful of devices, so nothing is parsed or even copied: the file is memory-mapped once per
 process and root, and each lookup jumps to the vendor line with ``find`` and scans only
 that vendor's block. The curated table (``data/accelerators.json``) names accelerators that
-older id files do not know yet, and carries facts (kind, generation, memory, compute
-capability) that id files never hold.
+older id files do not know yet, and carries facts (kind, role) that id files never hold.
+Vendors are named by one table, ``data/vendors.json``: :func:`vendor_info` (PCI id),
+:func:`usb_vendor_info` (USB id) and :func:`vendor_name` (the report's short id, per language)
+are what every face uses.
 """
 
 from __future__ import annotations
@@ -103,30 +105,74 @@ def usb_names(ctx, vendor: str, product: str | None = None) -> tuple[str | None,
 
 @lru_cache(maxsize=1)
 def curated() -> dict:
-    """The curated accelerator table shipped with accelgui (see its as_of and sources)."""
+    """The curated accelerator table shipped with accelgui (see its as_of and sources), with
+    ``vendors`` and ``usb_vendors`` ({vendor id: {"id", "name"[, "kind"]}}) derived from
+    ``data/vendors.json``, the one table of vendor names."""
     from accelgui.data import read_bytes
 
     try:
         data = json.loads(read_bytes("accelgui.probes", "data/accelerators.json"))
     except (OSError, ValueError):
-        return {"vendors": {}, "devices": {}, "usb_devices": {}}
+        data = {"devices": {}, "usb_devices": {}}
     # Normalise the lists into sets once, for the classifier's many membership tests.
     for key in ("not_compute_display", "gpu_vendors", "fpga_vendors", "vf_ids",
                 "amd_apu_gpu_ids"):
         data[key] = frozenset(x.lower() for x in data.get(key, ()))
+    index = _vendor_index()
+    data["vendors"], data["usb_vendors"] = index["pci"], index["usb"]
     return data
 
 
+@lru_cache(maxsize=1)
+def _vendor_index() -> dict:
+    """``data/vendors.json`` (and the sites' copies) indexed by short id, PCI id and USB id."""
+    from accelgui.probes import datafiles
+
+    try:
+        table = datafiles.load("vendors.json").get("vendors") or {}
+    except (OSError, ValueError):
+        table = {}
+    pci: dict[str, dict] = {}
+    usb: dict[str, dict] = {}
+    for vid, entry in table.items():
+        for pci_id, facts in (entry.get("pci") or {}).items():
+            pci[pci_id.lower()] = {"id": vid, "name": entry["name"], **facts}
+        for usb_id in entry.get("usb") or ():
+            usb[usb_id.lower()] = {"id": vid, "name": entry["name"]}
+    return {"by_id": table, "pci": pci, "usb": usb}
+
+
 def vendor_info(vendor: str) -> dict | None:
-    """{"id", "name"[, "kind"]} of a PCI vendor: the curated table, then the vendors the
-    device-family data names (so a tree without pci.ids still says "nec", not "pci-1bcf")."""
+    """{"id", "name"[, "kind"]} of a PCI vendor id ("10de"): the vendor table, then the
+    vendors the device-family data names (so a tree without pci.ids still says "nec", not
+    "pci-1bcf")."""
     vendor = (vendor or "").lower()
-    info = curated().get("vendors", {}).get(vendor)
+    info = _vendor_index()["pci"].get(vendor)
     if info is None:
         from accelgui.probes import families
 
         info = families.pci_vendors().get(vendor)
     return info
+
+
+def usb_vendor_info(vendor: str) -> dict | None:
+    """{"id", "name"} of a USB vendor id ("18d1"), or None."""
+    return _vendor_index()["usb"].get((vendor or "").lower())
+
+
+def vendor_name(vendor: str | None, lang: str = "en") -> str | None:
+    """How a vendor spells itself, from its short id (the report's ``vendor``: "nvidia" ->
+    "NVIDIA"; "huawei" in Chinese -> its Chinese name); None for an id the table lacks."""
+    entry = _vendor_index()["by_id"].get(str(vendor or "").lower())
+    if entry is None:
+        return None
+    return (entry.get(lang) if lang != "en" else None) or entry["name"]
+
+
+def reset() -> None:
+    """Forget the parsed vendor and curated tables (tests that add a site's data)."""
+    curated.cache_clear()
+    _vendor_index.cache_clear()
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")

@@ -22,6 +22,7 @@ from accelgui.export.labels import known
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
                                        source_text)
+from accelgui.probes import ids
 
 LADDER_STEPS = ("present", "driver", "node", "access", "runtime")
 #: readiness_checks keys (the probes' older form) -> ladder step
@@ -30,11 +31,8 @@ _CHECK_STEPS = {"driver": "driver", "device_node": "node", "access": "access", "
 _READINESS_STOP = {"driver-missing": "driver", "no-access": "access", "runtime-missing": "runtime"}
 _UNIT_SUFFIXES = ("_bytes", "_gbps", "_gflops", "_tflops", "_mhz", "_ns", "_ms", "_s", "_w",
                   "_pct", "_percent")
-#: how vendors and buses spell themselves (report values are lower-case ids)
-VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "google": "Google", "qualcomm": "Qualcomm",
-                "xilinx": "Xilinx", "habana": "Habana Labs", "huawei": "Huawei", "aws": "AWS", "apple": "Apple",
-                "arm": "Arm", "tenstorrent": "Tenstorrent", "hailo": "Hailo", "rockchip": "Rockchip",
-                "pci": "PCI", "usb": "USB", "pcie": "PCIe"}
+#: how buses spell themselves (report values are lower-case ids; vendors: probes/data/vendors.json)
+BUS_NAMES = {"pci": "PCI", "usb": "USB", "pcie": "PCIe"}
 _SHOWN_ELSEWHERE = {"readiness_checks", "ladder", "index", "compute_capability_str"}
 
 
@@ -95,8 +93,10 @@ def value_text(key: str, value, lang: str) -> str:
         return f"{value:.1f}"
     if key.endswith("_w") and isinstance(value, (int, float)):
         return f"{C.fmt_num(value)} W"
-    if key in ("vendor", "bus") and isinstance(value, str):
-        return VENDOR_NAMES.get(value.lower(), C.clean(value))
+    if key == "vendor" and isinstance(value, str):
+        return ids.vendor_name(value, lang) or C.clean(value)
+    if key == "bus" and isinstance(value, str):
+        return BUS_NAMES.get(value.lower(), C.clean(value))
     if key.endswith("_source") and isinstance(value, str):
         return known("app.hw.source." + value, lang, C.clean(value))
     return C.fmt_value(key, value, lang)
