@@ -14,67 +14,10 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+from accelgui.fact_tables import cell_text, column_label, facts_document, sources
 from accelgui.l10n import tr as msg_tr
 
-__all__ = ["facts_document", "print_facts", "cell_text", "column_label"]
-
-
-def column_label(key: str, lang: str) -> str:
-    from accelgui.l10n import catalogue
-
-    mid = f"knowledge.facts.col.{key}"
-    return msg_tr(mid, lang) if mid in catalogue("en") else key
-
-
-def cell_text(value, lang: str) -> str:
-    from accelgui.knowledge import tr
-
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return msg_tr("knowledge.facts.yes" if value else "knowledge.facts.no", lang)
-    if isinstance(value, dict):
-        return tr(value, lang)
-    if isinstance(value, list):
-        return ", ".join(cell_text(v, lang) for v in value)
-    if isinstance(value, float) and value.is_integer() and value >= 100:
-        return str(int(value))
-    return str(value)
-
-
-def _sources(value) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return [str(value)] if value else []
-
-
-def facts_document(report: dict | None, lang: str = "en", table: str | None = None) -> dict:
-    """The document ``--facts --format json`` prints. Raises KeyError for an unknown table."""
-    from accelgui.knowledge import facts as kfacts
-    from accelgui.knowledge import tr
-
-    all_tables = kfacts.tables()
-    if table and table != "all":
-        chosen = [t for t in all_tables if t["id"] == table]
-        if not chosen:
-            raise KeyError(table)
-    else:
-        chosen = all_tables
-    keys = kfacts.machine_keys(report or {})
-    out = []
-    for t in chosen:
-        rows = []
-        for row in t["rows"]:
-            rows.append(dict(row, this_machine=kfacts.row_matches(t["id"], row, keys)))
-        out.append({"id": t["id"], "title": tr(t["title"], lang) if t["title"] else t["id"],
-                    "as_of": t["as_of"], "review_by": t["review_by"], "source": _sources(t["source"]),
-                    "notes": tr(t["notes"], lang) if t["notes"] else None,
-                    "columns": t["columns"],
-                    "column_labels": [column_label(c, lang) for c in t["columns"]],
-                    "rows": rows})
-    return {"lang": lang, "tables": out, "expired": kfacts.expired(),
-            "machine": {"devices": [d["name"] for d in keys["devices"]], "cpu": keys["cpu_name"]},
-            "table_ids": [t["id"] for t in all_tables]}
+__all__ = ["facts_document", "print_facts", "cell_text", "column_label", "probe_report"]
 
 
 def render_text(doc: dict) -> str:
@@ -95,7 +38,7 @@ def render_text(doc: dict) -> str:
             lines.append(f" {mark} {cells}")
             lines.append("      " + msg_tr("knowledge.facts.row_dated", lang,
                                            as_of=row.get("as_of") or "-",
-                                           source=", ".join(_sources(row.get("source"))) or "-"))
+                                           source=", ".join(sources(row.get("source"))) or "-"))
         if not any(r["this_machine"] for r in t["rows"]):
             lines.append("  " + msg_tr("knowledge.facts.no_match", lang))
         lines.append("")

@@ -104,11 +104,11 @@ def test_running_as_root_asks_first(qtbot, monkeypatch):
 def test_the_reference_page_builds_its_tables_only_when_shown(qtbot, monkeypatch):
     """The fact document is not read for the first window: a hidden page keeps the state and
     builds when it is shown (and once per new state, not per language switch while hidden)."""
-    from accelgui import facts_cli
+    from accelgui import fact_tables
 
     calls = []
-    real = facts_cli.facts_document
-    monkeypatch.setattr(facts_cli, "facts_document", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = fact_tables.facts_document
+    monkeypatch.setattr(fact_tables, "facts_document", lambda *a, **k: calls.append(1) or real(*a, **k))
     window = make_window(qtbot, built_rich_report())
     window.show_page("overview")
     window.set_language("zh")

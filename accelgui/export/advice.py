@@ -12,6 +12,7 @@ report that has routes but no ``advice``: no renderer ranks the steps itself.
 from __future__ import annotations
 
 from accelgui import l10n
+from accelgui.export.kb import knowledge_base as _kb
 from accelgui.export.labels import tr
 
 START_HERE_N = 3                        # the steps every face shows under "Start here"
@@ -20,12 +21,6 @@ LANGS = ("en", "zh")
 
 __all__ = ["GOAL_SOURCES", "START_HERE_N", "advice_of", "build", "goal_line", "goal_title",
            "start_entries", "start_rows"]
-
-
-def _kb():
-    from accelgui.export.route_text import _kb as shared_kb
-
-    return shared_kb()
 
 
 def _verdict(status: str, lang: str) -> str:

@@ -80,10 +80,3 @@ def numeric_leaves(obj, prefix: str = "") -> list[tuple[str, float]]:
     elif num(obj) is not None:
         out.append((prefix, obj))
     return out
-
-
-def benchmark_sections(report, lang: str = "en") -> list:
-    """The benchmark section's tables (accelgui/export/benchmarks.py)."""
-    from accelgui.export import benchmarks
-
-    return benchmarks.sections(report, lang)

@@ -6,26 +6,8 @@ import math
 from datetime import datetime
 
 from accelgui.export.labels import label
-from accelgui.export.sanitize import clean
-
-def fmt_num(value, digits: int = 1) -> str:
-    """1,234 for integers; 12.3 / 1,234.5 / 12,346 / 0.0123 for floats (trailing .0 dropped)."""
-    if value is None or isinstance(value, bool):
-        return "" if value is None else str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return clean(value)
-    if math.isnan(x) or math.isinf(x):
-        return str(x)
-    if abs(x) >= 10000:
-        return f"{x:,.0f}"
-    if abs(x) >= 1 or x == 0:
-        text = f"{x:,.{digits}f}"
-        return text[:-2] if text.endswith(".0") else text
-    return f"{x:.3g}"
+# fmt_num is defined beside clean, which formats floats with it (one module, no import cycle)
+from accelgui.export.sanitize import clean, fmt_num
 
 
 def fmt_bytes(n, lang: str = "en") -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from accelgui.export.kb import knowledge_base as _kb
 from accelgui.export.labels import tr
 from accelgui.export.sanitize import clean
 
@@ -12,21 +13,6 @@ def route_title(route, lang: str = "en") -> str:
     known = (kb.routes.get(route.id) or {}).get("title") if kb is not None else None
     t = tr(known, lang) if known else tr(route.title, lang) if route.title else None
     return clean(t) if t else clean(route.id)
-
-
-_KB_CACHE: dict = {}
-
-
-def _kb():
-    """The knowledge base, when it can be loaded (exports work without it)."""
-    if "kb" not in _KB_CACHE:
-        try:
-            from accelgui.knowledge import load_knowledge
-
-            _KB_CACHE["kb"] = load_knowledge()
-        except Exception:  # noqa: BLE001 - the knowledge base is optional for exports
-            _KB_CACHE["kb"] = None
-    return _KB_CACHE["kb"]
 
 
 def step_title(step_id: str, lang: str = "en") -> str | None:

@@ -12,6 +12,7 @@ loaded already; an in-memory report is cut here)."""
 from __future__ import annotations
 
 import html as _html
+import math
 import re
 import unicodedata
 
@@ -28,6 +29,26 @@ _BIDI = {"\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "
 _LINE_BREAKS = {"\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"}
 
 
+def fmt_num(value, digits: int = 1) -> str:
+    """1,234 for integers; 12.3 / 1,234.5 / 12,346 / 0.0123 for floats (trailing .0 dropped)."""
+    if value is None or isinstance(value, bool):
+        return "" if value is None else str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return clean(value)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    if abs(x) >= 10000:
+        return f"{x:,.0f}"
+    if abs(x) >= 1 or x == 0:
+        text = f"{x:,.{digits}f}"
+        return text[:-2] if text.endswith(".0") else text
+    return f"{x:.3g}"
+
+
 def clean(value, keep_newlines: bool = False, limit: int = TEXT_MAX) -> str:
     """A string safe to print: no control characters, escape sequences or bidi overrides,
     at most ``limit`` characters (cut with "…").
@@ -39,8 +60,6 @@ def clean(value, keep_newlines: bool = False, limit: int = TEXT_MAX) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        from accelgui.export.numbers import fmt_num  # numbers imports this module
-
         text = fmt_num(value)
     else:
         text = str(value)

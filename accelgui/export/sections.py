@@ -5,7 +5,8 @@ sections so the formats never disagree."""
 from __future__ import annotations
 
 from accelgui import l10n
-from accelgui.export.common import benchmark_sections, num
+from accelgui.export import benchmarks
+from accelgui.export.common import num
 from accelgui.export.estimates import estimate_sections
 from accelgui.export.facts import (cache_text, cpu_topology, device_highlights, device_memory,
                                    dmi_text, hostname_text, is_redacted, key_features)
@@ -118,7 +119,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
                           [[label_text(x)] for x in sw.providers or []],
                           note=None if sw.providers else L("none"), level=3))
 
-    sections.extend(benchmark_sections(report, lang))   # accelgui/export/benchmarks.py
+    sections.extend(benchmarks.sections(report, lang))
 
     first = start_rows(report, lang)          # the report's advice (accelgui.export.advice)
     goal = goal_line(report, lang)

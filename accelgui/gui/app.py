@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from importlib.resources import files
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
@@ -150,26 +149,6 @@ def dark_palette() -> QPalette:
     for role in (roles.WindowText, roles.Text, roles.ButtonText):
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
     return p
-
-
-_preloaded = threading.Event()
-
-
-def preload_plotting() -> threading.Event:
-    """Import pyqtgraph in the background so that the Benchmarks page opens without a stall.
-
-    Returns an Event set once the import has finished (successfully or not)."""
-    def work():
-        try:
-            import pyqtgraph  # noqa: F401
-        except Exception:  # noqa: BLE001 - the page reports it when it needs it
-            pass
-        finally:
-            _preloaded.set()
-
-    if not _preloaded.is_set():
-        threading.Thread(target=work, name="accelgui-preload", daemon=True).start()
-    return _preloaded
 
 
 def run_app(argv: list[str] | None = None) -> int:

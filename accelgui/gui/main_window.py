@@ -35,7 +35,7 @@ from accelgui.gui.views.reference import ReferenceView
 from accelgui.l10n import tr as l10n_tr
 from accelgui.gui.views.routes import RoutesView
 from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_knowledge_base,
-                                  open_report, probe_machine)
+                                  open_report, preload_plotting, probe_machine)
 
 PAGES = ("overview", "hardware", "benchmarks", "monitor", "routes", "reference", "reports", "fleet")
 LICENCE = "MIT"                                       # pyproject.toml's licence
@@ -571,8 +571,6 @@ class MainWindow(QMainWindow):
         if self._preload_started:
             return
         self._preload_started = True
-        from accelgui.gui.app import preload_plotting
-
         loaded = preload_plotting()
         waited = [0]
 

@@ -165,6 +165,26 @@ def open_report(path: str, knowledge_dir: str | None = None, lang: str = "en"):
 
 # -- the benchmark child -----------------------------------------------------------------------
 
+_preloaded = threading.Event()
+
+
+def preload_plotting() -> threading.Event:
+    """Import pyqtgraph in the background so that the Benchmarks page opens without a stall.
+
+    Returns an Event set once the import has finished (successfully or not)."""
+    def work():
+        try:
+            import pyqtgraph  # noqa: F401
+        except Exception:  # noqa: BLE001 - the page reports it when it needs it
+            pass
+        finally:
+            _preloaded.set()
+
+    if not _preloaded.is_set():
+        threading.Thread(target=work, name="accelgui-preload", daemon=True).start()
+    return _preloaded
+
+
 def benchmark_command(mode: str) -> list[str]:
     """argv of the real child; ``--watch-stdin`` ends it if the app dies without stopping it
     (QProcess keeps the child's stdin open until then)."""

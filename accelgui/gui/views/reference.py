@@ -3,7 +3,7 @@
 One table at a time, picked from a list: its title, as-of / review-by dates and sources, its
 notes, then a grid with one row per fact and the row's own date and source. Rows that describe a
 device or the CPU of the report on screen are highlighted and counted. The same document as
-``accelgui --facts`` (accelgui.facts_cli.facts_document), in the knowledge language.
+``accelgui --facts`` (accelgui.fact_tables.facts_document), in the knowledge language.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class ReferenceView(QWidget):
             self._build()
 
     def _build(self) -> None:
-        from accelgui.facts_cli import facts_document
+        from accelgui.fact_tables import facts_document
 
         state = self.state
         report = state.report
@@ -123,7 +123,7 @@ class ReferenceView(QWidget):
         self.dates.setText(html_escape(dates) + links)
         self.notes.setText(table["notes"] or "")
         self.notes.setVisible(bool(table["notes"]))
-        from accelgui.facts_cli import cell_text
+        from accelgui.fact_tables import cell_text
 
         lang = self.state.lang or "en"
         headers = [self._t("this_machine")] + table["column_labels"] + [self._t("as_of"), self._t("source")]
