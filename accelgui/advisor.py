@@ -90,7 +90,7 @@ def requirement_results(report, kb, lang: str = "en") -> dict:
     for route in kb.routes.values():
         for req in route.get("requirements", []):
             try:
-                value, facts = rules.evaluate(req.get("rule"), rd, lang)
+                value, facts = rules.evaluate(req.get("rule"), rd, lang, checked=True)
                 error = None
             except rules.KnowledgeRuleError as exc:
                 value, error = None, str(exc)
@@ -640,7 +640,7 @@ def _tracks(route: dict, rd: dict) -> dict:
         hits = []
         for track in step.get("tracks") or []:
             try:
-                if rules.evaluate(track.get("when"), rd)[0] is True:
+                if rules.evaluate(track.get("when"), rd, checked=True)[0] is True:
                     hits.append(track.get("id"))
             except rules.KnowledgeRuleError:
                 continue

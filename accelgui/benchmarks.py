@@ -12,7 +12,9 @@ it through this module, never by walking the dict itself:
     notices(report)           -> messages for a disturbed, noisy or throttled run
 
 Older report shapes are upgraded here, in :func:`upgrade`, and nowhere else. A section that
-does not fit the schema once upgraded raises :class:`BenchmarkError` naming the field.
+does not fit the schema once upgraded raises :class:`BenchmarkError` naming the field (checked
+by accelgui.validation against ``report.schema.json``; the last few sections checked are
+remembered, so a face that reads the same section again pays nothing).
 
 ``report`` may be a :class:`accelgui.report.Report`, a report dict, or the benchmarks dict
 itself. Qt-free, Numba-free; sits between the probes and the report layer.
@@ -23,10 +25,11 @@ from __future__ import annotations
 import math
 import re
 
+from accelgui import BENCHMARK_CONTRACT
 from accelgui.l10n import msg
 
 #: current contract version written by the child (``benchmarks.contract``)
-CONTRACT = 2
+CONTRACT = BENCHMARK_CONTRACT
 #: a figure whose repeats differ by more than this share of the median is noisy
 NOISY_REL_SPREAD = 0.20
 #: an all-core FP64 figure below this multiple of one core's is suspicious (when cores >= 2)
@@ -121,69 +124,90 @@ def upgrade(section: dict) -> dict:
         b["warnings"] = [str(b["warnings"])] if isinstance(b.get("warnings"), str) else []
     b.setdefault("notices", [])
     spread = b.setdefault("spread", {})
-    env = b.get("environment")
-    if isinstance(env, dict):
-        for old, new in _ENV_RENAMES.items():
-            if old in env and new not in env:
-                env[new] = env.pop(old)
-        if isinstance(env.get("blas"), str):
-            env["blas"] = {"internal_api": env["blas"]}
-    cpu = b.get("cpu")
-    if isinstance(cpu, dict):
-        gemm = cpu.get("gemm")
-        if isinstance(gemm, dict):
-            if "dgemm_gflops" not in gemm and _num(gemm.get("fp64_gflops")) is not None:
-                gemm["dgemm_gflops"] = gemm.pop("fp64_gflops")
-            if "sgemm_gflops" not in gemm and _num(gemm.get("fp32_gflops")) is not None:
-                gemm["sgemm_gflops"] = gemm.pop("fp32_gflops")
-            if isinstance(gemm.get("blas"), str):
-                gemm["blas"] = {"internal_api": gemm["blas"]}
-        stream = _dict(cpu.get("stream"))
-        for op in _STREAM_OPS:
-            key = f"{op}_gbps"
-            for path, best, med, rel in (
-                    (f"cpu.stream.{key}", stream.get(key), _dict(stream.get("median")).get(key),
-                     _dict(stream.get("spread")).get(op)),
-                    (f"cpu.stream.single_thread.{key}", _dict(stream.get("single_thread")).get(key),
-                     _dict(stream.get("single_thread_median")).get(key),
-                     _dict(stream.get("single_thread_spread")).get(op))):
-                if path not in spread:
-                    s = _spread_from_best(best, med, rel, stream.get("ntimes"))
-                    if s:
-                        spread[path] = s
-        fma = _dict(cpu.get("fma"))
-        for key, m in _dict(fma.get("median")).items():
-            prec_t = key.split("_")
-            path = f"cpu.fma.{prec_t[0]}_gflops_{prec_t[-1]}"
-            if path not in spread and isinstance(m, dict):
-                s = _spread_from_best(fma.get(f"{prec_t[0]}_gflops_{prec_t[-1]}"), m.get("median_gflops"),
-                                      m.get("spread"))
-                if s:
-                    spread[path] = s
+    if isinstance(b.get("environment"), dict):
+        _upgrade_environment(b["environment"])
+    if isinstance(b.get("cpu"), dict):
+        _upgrade_cpu(b["cpu"], spread)
     gpu = b.get("gpu")
     if isinstance(gpu, list) or (isinstance(gpu, dict) and isinstance(gpu.get("devices"), list)):
-        items = gpu if isinstance(gpu, list) else gpu["devices"]
-        new = {k: v for k, v in (gpu.items() if isinstance(gpu, dict) else ()) if k != "devices"}
-        for pos, e in enumerate(items):
-            if isinstance(e, dict):
-                new[str(e.get("index", pos))] = e
-        b["gpu"] = gpu = new
-    if isinstance(gpu, dict):
-        for key, e in gpu.items():
-            if not isinstance(e, dict):
-                continue
-            for old, new_name in _GPU_RENAMES.items():
-                if old in e:
-                    value = e.pop(old)
-                    e.setdefault(new_name, value)
-            e.setdefault("index", int(key) if str(key).isdigit() else key)
-            for fig, s in _dict(e.pop("spread", None)).items():   # per device -> one map
-                spread.setdefault(f"gpu.{key}.{fig}", s)
+        b["gpu"] = _gpu_by_index(gpu)
+    if isinstance(b.get("gpu"), dict):
+        _upgrade_gpu(b["gpu"], spread)
     for s in spread.values():
         if isinstance(s, dict) and "rel" not in s:
             lo, med, hi = _num(s.get("min")), _num(s.get("median")), _num(s.get("max"))
             s["rel"] = round((hi - lo) / med, 4) if None not in (lo, med, hi) and med else None
     return b
+
+
+def _upgrade_environment(env: dict) -> None:
+    for old, new in _ENV_RENAMES.items():
+        if old in env and new not in env:
+            env[new] = env.pop(old)
+    if isinstance(env.get("blas"), str):
+        env["blas"] = {"internal_api": env["blas"]}
+
+
+def _upgrade_cpu(cpu: dict, spread: dict) -> None:
+    """GEMM names and BLAS of the first children; the repeat spread of STREAM and FMA figures
+    from the best/median/time-spread triples children before contract 2 kept."""
+    gemm = cpu.get("gemm")
+    if isinstance(gemm, dict):
+        if "dgemm_gflops" not in gemm and _num(gemm.get("fp64_gflops")) is not None:
+            gemm["dgemm_gflops"] = gemm.pop("fp64_gflops")
+        if "sgemm_gflops" not in gemm and _num(gemm.get("fp32_gflops")) is not None:
+            gemm["sgemm_gflops"] = gemm.pop("fp32_gflops")
+        if isinstance(gemm.get("blas"), str):
+            gemm["blas"] = {"internal_api": gemm["blas"]}
+    stream = _dict(cpu.get("stream"))
+    for op in _STREAM_OPS:
+        key = f"{op}_gbps"
+        single = _dict(stream.get("single_thread"))
+        for path, best, med, rel in (
+                (f"cpu.stream.{key}", stream.get(key), _dict(stream.get("median")).get(key),
+                 _dict(stream.get("spread")).get(op)),
+                (f"cpu.stream.single_thread.{key}", single.get(key),
+                 _dict(stream.get("single_thread_median")).get(key),
+                 _dict(stream.get("single_thread_spread")).get(op))):
+            _add_spread(spread, path, best, med, rel, stream.get("ntimes"))
+    fma = _dict(cpu.get("fma"))
+    for key, m in _dict(fma.get("median")).items():
+        prec_t = key.split("_")
+        figure_key = f"{prec_t[0]}_gflops_{prec_t[-1]}"
+        if isinstance(m, dict):
+            _add_spread(spread, f"cpu.fma.{figure_key}", fma.get(figure_key), m.get("median_gflops"),
+                        m.get("spread"))
+
+
+def _add_spread(spread: dict, path: str, best, median, rel, n=None) -> None:
+    if path not in spread:
+        s = _spread_from_best(best, median, rel, n)
+        if s:
+            spread[path] = s
+
+
+def _gpu_by_index(gpu) -> dict:
+    """The per-GPU list of the first children (bare, or under ``devices``) as the current map
+    keyed by device index, the section's other keys kept."""
+    items = gpu if isinstance(gpu, list) else gpu["devices"]
+    new = {k: v for k, v in (gpu.items() if isinstance(gpu, dict) else ()) if k != "devices"}
+    for pos, e in enumerate(items):
+        if isinstance(e, dict):
+            new[str(e.get("index", pos))] = e
+    return new
+
+
+def _upgrade_gpu(gpu: dict, spread: dict) -> None:
+    for key, e in gpu.items():
+        if not isinstance(e, dict):
+            continue
+        for old, new_name in _GPU_RENAMES.items():
+            if old in e:
+                value = e.pop(old)
+                e.setdefault(new_name, value)
+        e.setdefault("index", int(key) if str(key).isdigit() else key)
+        for fig, s in _dict(e.pop("spread", None)).items():   # per device -> one map
+            spread.setdefault(f"gpu.{key}.{fig}", s)
 
 
 # --------------------------------------------------------------------------- schema check
@@ -195,87 +219,40 @@ def _package_json(name: str) -> dict:
     return json_file("accelgui", name)
 
 
-def _schema() -> dict:
-    return _package_json("report.schema.json")
-
-
-_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
-
-
-def _type_ok(value, name: str) -> bool:
-    if name == "number":
-        return _num(value) is not None
-    if name == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, _TYPES[name])
-
-
 def _describe(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number" if math.isfinite(value) else "a non-finite number"
-    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), type(value).__name__)
+    from accelgui.validation import describe
+
+    return describe(value)
 
 
-def _check(value, sch: dict, path: str, depth: int = 0) -> None:
-    """The subset of JSON Schema the benchmark part of report.schema.json uses."""
-    if depth > 40:
-        raise BenchmarkError(path, "nested too deep")
-    if "$ref" in sch:
-        sch = _schema()["$defs"][sch["$ref"].rsplit("/", 1)[-1]]
-    if "oneOf" in sch or "anyOf" in sch:
-        errors = []
-        for alt in sch.get("oneOf") or sch.get("anyOf"):
-            try:
-                _check(value, alt, path, depth + 1)
-                return
-            except BenchmarkError as exc:
-                errors.append(exc)
-        raise max(errors, key=lambda e: len(e.path))   # the alternative that got furthest
-    types = sch.get("type")
-    if types is not None:
-        types = [types] if isinstance(types, str) else types
-        if not any(_type_ok(value, t) for t in types):
-            raise BenchmarkError(path, f"expected {' or '.join(types)}, got {_describe(value)}")
-    if "minimum" in sch and _num(value) is not None and value < sch["minimum"]:
-        raise BenchmarkError(path, f"must be at least {sch['minimum']}, got {value}")
-    if isinstance(value, dict):
-        props = sch.get("properties", {})
-        for req in sch.get("required", ()):
-            if req not in value:
-                raise BenchmarkError(f"{path}.{req}", "required field missing")
-        patterns = sch.get("patternProperties", {})
-        extra = sch.get("additionalProperties", True)
-        for k, v in value.items():
-            sub = f"{path}.{k}"
-            if k in props:
-                _check(v, props[k], sub, depth + 1)
-                continue
-            matched = [p for p in patterns if re.search(p, str(k))]
-            for p in matched:
-                _check(v, patterns[p], sub, depth + 1)
-            if matched:
-                continue
-            if extra is False:
-                raise BenchmarkError(sub, "field not in the benchmark contract")
-            if isinstance(extra, dict):
-                _check(v, extra, sub, depth + 1)
-    elif isinstance(value, list) and isinstance(sch.get("items"), dict):
-        for i, item in enumerate(value):
-            _check(item, sch["items"], f"{path}[{i}]", depth + 1)
+_CHECKED: list = []     # [(JSON text of a section as given, upgraded and checked)], newest first
+_CHECKED_KEEP = 8
 
 
 def check(section) -> dict | None:
-    """The upgraded ``section``, or BenchmarkError naming the first field off the contract."""
+    """The upgraded ``section``, or BenchmarkError naming the first field off the contract.
+
+    A section checked before (the same content, or the result of an earlier check) is not
+    checked again; the result is shared by those callers: read it, do not change it."""
     if section is None:
         return None
     if not isinstance(section, dict):
         raise BenchmarkError("benchmarks", f"expected an object, got {_describe(section)}")
+    import json
+
+    key = json.dumps(section, sort_keys=True, default=repr)
+    for given, checked in _CHECKED:
+        if checked is section or given == key:
+            return checked
+    from accelgui import validation
+
     b = upgrade(section)
-    _check(b, _schema()["$defs"]["bench"], "benchmarks")
+    problem = validation.first_problem("accelgui", "report.schema.json", b, definition="bench",
+                                       root="benchmarks", unknown="field not in the benchmark contract")
+    if problem is not None:
+        raise BenchmarkError(*problem)
+    _CHECKED.insert(0, (key, b))
+    del _CHECKED[_CHECKED_KEEP:]
     return b
 
 
@@ -595,3 +572,17 @@ def notices(report, section: dict | None = None) -> list[dict]:
 def disturbed(report) -> bool:
     """Whether the run deserves a re-run (any notice about its figures)."""
     return bool(notices(report))
+
+
+# --------------------------------------------------------------------------- the one statistic
+
+def quantity(b: dict, path: str) -> dict | None:
+    """The one figure every face shows for the quantity at ``path`` of an upgraded section:
+    the median of the repeats with their range, ``{"value", "min", "max", "n", "rel",
+    "statistic": "median"}``; ``"statistic": "single"`` for a run that kept no repeats (its
+    one figure). None when the quantity was not measured. See docs/benchmarks.md."""
+    s = spread_of(b, path)
+    if s["median"] is None:
+        return None
+    repeats = s.get("min") is not None and s.get("max") is not None
+    return dict(s, value=s["median"], statistic="median" if repeats else "single")

@@ -261,7 +261,7 @@ class Report(Record):
         from accelgui.benchmarks import BenchmarkError, check
 
         try:  # the benchmark contract (report.schema.json $defs/bench), older shapes upgraded
-            check(data.get("benchmarks"))
+            benchmarks = check(data.get("benchmarks"))
         except BenchmarkError as exc:
             raise ReportError(f"benchmark section off the contract: {exc}") from exc
         try:
@@ -275,7 +275,7 @@ class Report(Record):
                 memory=_from(Memory, data.get("memory")),
                 devices=[_from(Device, d) for d in data.get("devices") or []],
                 software=_from(Software, data.get("software")),
-                benchmarks=data.get("benchmarks"),
+                benchmarks=benchmarks,
                 routes=[_from(RouteAssessment, r) for r in data.get("routes") or []],
                 estimates=data.get("estimates"),
                 advice=_advice(data.get("advice")),
@@ -363,29 +363,18 @@ def _with_defaults(data: dict) -> dict:
     return out
 
 
-def _field(path) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 def check_report(data) -> None:
-    """Raise ReportError naming the field when ``data`` is not a report of the shipped
-    schema (jsonschema; without it, the structural checks of Report.from_dict remain)."""
+    """Raise ReportError naming the field when ``data`` is not a report of the shipped schema
+    (accelgui.validation: the most telling problem)."""
+    from accelgui import validation
+
     if not isinstance(data, dict):
         raise ReportError("a report is a JSON object")
     if _too_deep(data):
         raise ReportError(f"nested more than {MAX_DEPTH} levels deep")
-    try:
-        import jsonschema
-    except ImportError:  # pragma: no cover - a dependency; from_dict still checks the shapes
-        return
-    validator = jsonschema.Draft202012Validator(schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    if error is not None:
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-        raise ReportError(f"field {_field(error.absolute_path)}: {message}")
+    problem = validation.first_problem("accelgui", "report.schema.json", data)
+    if problem is not None:
+        raise ReportError(f"field {problem[0]}: {problem[1]}")
 
 
 def load_report(path: str) -> Report:
@@ -444,7 +433,10 @@ def schema() -> dict:
 
 
 def validate(data: dict) -> None:
-    """Validate a report dict against the shipped schema (jsonschema; tests and --compare)."""
-    import jsonschema
+    """Raise ReportError naming every field (up to five) where a report dict is off the shipped
+    schema (accelgui.validation; tests and --compare)."""
+    from accelgui import validation
 
-    jsonschema.validate(data, schema())
+    problems = validation.problems("accelgui", "report.schema.json", data)
+    if problems:
+        raise ReportError("; ".join(f"field {where}: {what}" for where, what in problems[:5]))

@@ -364,17 +364,45 @@ def device_support(dev: dict, lang: str = "en"):
 
 # --------------------------------------------------------------------------- device filters
 
-_FILTERS: dict = {}
+_FILTERS: dict = {}      # name -> (fn(dev, want, lang) -> (ok, why), JSON Schema of its value)
+
+_NON_EMPTY = {"$ref": "#/$defs/nonEmpty"}
+_ONE_OR_MANY = {"$ref": "#/$defs/oneOrMany"}
+_BOOLEAN = {"type": "boolean"}
+_NAMES = {"type": "array", "minItems": 1, "uniqueItems": True, "items": _NON_EMPTY}
+DEVICE_KINDS = ("gpu", "npu", "tpu", "fpga", "dsp", "accelerator")
+BUSES = ("pci", "usb", "platform")
+DEVICE_SEGMENTS = ("data-centre", "workstation", "consumer", "embedded")
+DEVICE_FORMS = ("discrete", "integrated", "embedded", "virtual")
+_SUPPORTED = {"type": "boolean", "description": (
+    "the vendor's current stack supports the device: CUDA (compute capability, facts.json "
+    "cuda_toolkit_support), ROCm (gfx target, support.json rocm_gfx_support), oneAPI / PyTorch XPU "
+    "(support.json intel_xpu_support)")}
+_MIN = {"type": "object", "minProperties": 1, "propertyNames": {"pattern": "^[a-z0-9_]+$"},
+        "additionalProperties": {"type": "number"}}
+_TRAINING = {"type": "boolean", "description": (
+    "the device can train models: not an inference-only accelerator (knowledge/models.json and "
+    "support.json inference_only)")}
+_COUNT_MIN = {"type": "integer", "minimum": 1, "description": (
+    "at least this many matching devices; fewer usable ones than that means the route needs setup")}
 
 
-def _filter(name: str):
+def _one_of(values: tuple) -> dict:
+    """The schema of a filter value that is one of ``values`` or a list of them."""
+    return {"oneOf": [{"enum": list(values)},
+                      {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(values)}}]}
+
+
+def _filter(name: str, schema: dict):
+    """Register one device filter: its test and the schema of the value a rule gives it (the
+    route schema's ``deviceFilter`` is written from these, see :func:`device_filter_schema`)."""
     def register(fn):
-        _FILTERS[name] = fn
+        _FILTERS[name] = (fn, schema)
         return fn
     return register
 
 
-@_filter("kind")
+@_filter("kind", _one_of(DEVICE_KINDS))
 def _f_kind(dev, want, lang):
     kinds = _as_list(want)
     if dev.get("kind") in kinds:
@@ -382,7 +410,7 @@ def _f_kind(dev, want, lang):
     return False, _t("kind_not", lang, got=dev.get("kind"), want=_list(kinds, lang, _KIND_NAMES))
 
 
-@_filter("vendor")
+@_filter("vendor", _ONE_OR_MANY)
 def _f_vendor(dev, want, lang):
     vendors = [str(v).lower() for v in _as_list(want)]
     if str(dev.get("vendor") or "").lower() in vendors:
@@ -391,7 +419,7 @@ def _f_vendor(dev, want, lang):
                      want=_list([_vendor_word(v) for v in vendors], lang))
 
 
-@_filter("family")
+@_filter("family", _ONE_OR_MANY)
 def _f_family(dev, want, lang):
     family = dev.get("family") or (dev.get("details") or {}).get("family")
     if family is None:
@@ -400,7 +428,7 @@ def _f_family(dev, want, lang):
         (False, _t("family_not", lang, got=family, want=_list(_as_list(want), lang)))
 
 
-@_filter("bus")
+@_filter("bus", _one_of(BUSES))
 def _f_bus(dev, want, lang):
     buses = _as_list(want)
     if dev.get("bus") in buses:
@@ -409,7 +437,7 @@ def _f_bus(dev, want, lang):
         _t("bus_not", lang, got=dev.get("bus") or "?", want=_list(buses, lang))
 
 
-@_filter("integrated")
+@_filter("integrated", _BOOLEAN)
 def _f_integrated(dev, want, lang):
     integrated = dev.get("integrated")
     if integrated is None:
@@ -419,7 +447,7 @@ def _f_integrated(dev, want, lang):
     return False, _t("integrated" if integrated else "discrete", lang)
 
 
-@_filter("form")
+@_filter("form", _one_of(DEVICE_FORMS))
 def _f_form(dev, want, lang):
     form = device_form(dev)
     if form is None:
@@ -430,7 +458,7 @@ def _f_form(dev, want, lang):
                      want=_list([_t("form_" + f, lang) for f in _as_list(want)], lang))
 
 
-@_filter("segment")
+@_filter("segment", _one_of(DEVICE_SEGMENTS))
 def _f_segment(dev, want, lang):
     seg = device_segment(dev)
     if seg is None:
@@ -441,7 +469,7 @@ def _f_segment(dev, want, lang):
                      want=_list([_t("seg_" + s, lang) for s in _as_list(want)], lang))
 
 
-@_filter("readiness")
+@_filter("readiness", _one_of(_READINESS))
 def _f_readiness(dev, want, lang):
     got = dev.get("readiness") or "unknown"
     if got in _as_list(want):
@@ -451,7 +479,7 @@ def _f_readiness(dev, want, lang):
     return False, None      # the device line already shows "(runtime-missing: why)"
 
 
-@_filter("supported")
+@_filter("supported", _SUPPORTED)
 def _f_supported(dev, want, lang):
     ok, why = device_support(dev, lang)
     if ok is None:
@@ -459,7 +487,7 @@ def _f_supported(dev, want, lang):
     return (True, None) if ok == bool(want) else (False, why)
 
 
-@_filter("min")
+@_filter("min", _MIN)
 def _f_min(dev, want, lang):
     details = dev.get("details") or {}
     results, why = [], []
@@ -511,7 +539,7 @@ def inference_only(dev: dict) -> bool:
     return False
 
 
-@_filter("training")
+@_filter("training", _TRAINING)
 def _f_training(dev, want, lang):
     """The device can train models (not an inference-only accelerator)."""
     trains = not inference_only(dev)
@@ -521,31 +549,12 @@ def _f_training(dev, want, lang):
                                lang)
 
 
-@_filter("count_min")
+@_filter("count_min", _COUNT_MIN)
 def _f_count(dev, want, lang):      # counted over the matching devices in _eval_device
     return True, None
 
 
 DEVICE_FILTERS = tuple(_FILTERS)
-
-
-def _check_filters(flt) -> None:
-    if not isinstance(flt, dict):
-        raise KnowledgeRuleError(f"rule 'device' takes an object of filters, got {flt!r}")
-    for key in flt:
-        if key not in _FILTERS:
-            raise KnowledgeRuleError(
-                f"unknown device filter '{key}' (known: {', '.join(DEVICE_FILTERS)})")
-    mins = flt.get("min")
-    if mins is not None and (not isinstance(mins, dict)
-                             or not all(_is_num(v) for v in mins.values())):
-        raise KnowledgeRuleError(f"device filter 'min' takes {{detail: number}}, got {mins!r}")
-    n = flt.get("count_min")
-    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
-        raise KnowledgeRuleError(f"device filter 'count_min' takes a whole number >= 1, got {n!r}")
-    for key in ("segment", "form", "family", "kind", "vendor", "bus", "readiness"):
-        if key in flt:
-            _one_or_many_arg(f"device.{key}", flt[key])
 
 
 _FIRST = ("kind", "vendor")        # a device of another kind or vendor is no near miss: stop there
@@ -561,7 +570,7 @@ def _device_match(dev: dict, flt: dict, lang: str) -> tuple[bool | None, list[st
     for key, want in flt.items():
         if key in _FIRST:
             continue
-        ok, text = _FILTERS[key](dev, want, lang)
+        ok, text = _FILTERS[key][0](dev, want, lang)
         results.append(ok)
         if text and ok is not True:
             why.append(text)
@@ -653,7 +662,6 @@ def _device_fact(devs: list[dict], lang: str, rests_on: bool = True) -> list:
 
 
 def _eval_device(flt, report: dict, lang: str, where: str = "rule"):
-    _check_filters(flt)
     devices = [d for d in (report.get("devices") or []) if isinstance(d, dict)]
     matched, unknown, missed = [], [], []
     for dev in devices:
@@ -859,58 +867,30 @@ def _cpu_featureset(report: dict):
     return feats | flags
 
 
-def _one_or_many_arg(op: str, arg) -> list[str]:
-    items = _as_list(arg)
-    if not items or not all(isinstance(i, str) and i for i in items):
-        raise KnowledgeRuleError(f"rule '{op}' takes a string or a list of strings, got {arg!r}")
-    return items
-
-
-def _name_arg(op: str, arg, what: str = "a name") -> str:
-    if not isinstance(arg, str) or not arg:
-        raise KnowledgeRuleError(f"rule '{op}' takes {what}")
-    return arg
-
-
-def _list_arg(op: str, arg) -> list[str]:
-    if not isinstance(arg, list):
-        raise KnowledgeRuleError(f"rule '{op}' takes a list")
-    return _one_or_many_arg(op, arg)
-
-
-def _bool_arg(op: str, arg) -> bool:
-    if not isinstance(arg, bool):
-        raise KnowledgeRuleError(f"rule '{op}' takes true or false")
-    return arg
-
-
-def _number_arg(op: str, arg, what: str = "a number"):
-    if not _is_num(arg):
-        raise KnowledgeRuleError(f"rule '{op}' takes {what}")
-    return arg
-
-
 # --------------------------------------------------------------------------- operators
 
-_OPS: dict = {}
+_OPS: dict = {}      # name -> (fn(arg, report, lang) -> (value, facts), JSON Schema of arg)
 
 
-def _op(name: str):
-    """Register the evaluator of one rule operator: fn(arg, report, lang) -> (value, facts)."""
+def _op(name: str, schema: dict):
+    """Register one rule operator: its evaluator, fn(arg, report, lang) -> (value, facts), and
+    the schema of its argument. This registry is the one place an operator is defined: the
+    route schema's ``rule`` is written from it (:func:`rule_schema`), and :func:`validate`
+    checks rules against it."""
     def register(fn):
-        _OPS[name] = fn
+        _OPS[name] = (fn, schema)
         return fn
     return register
 
 
-@_op("device")
+@_op("device", {"$ref": "#/$defs/deviceFilter"})
 def _o_device(arg, report, lang):
     return _eval_device(arg, report, lang)
 
 
-@_op("cpu_feature")
+@_op("cpu_feature", _NON_EMPTY)
 def _o_cpu_feature(arg, report, lang):
-    name = _name_arg("cpu_feature", arg, "a feature name")
+    name = arg
     feats = _cpu_featureset(report)
     if feats is None:
         return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
@@ -919,9 +899,9 @@ def _o_cpu_feature(arg, report, lang):
     return False, [Fact(_cpu_prefix(report, _t("cpu_feature_absent", lang, name=name)), "miss")]
 
 
-@_op("cpu_features_any")
+@_op("cpu_features_any", _NAMES)
 def _o_cpu_features_any(arg, report, lang):
-    names = _list_arg("cpu_features_any", arg)
+    names = arg
     feats = _cpu_featureset(report)
     if feats is None:
         return None, [Fact(_t("cpu_features_unknown", lang), "unknown")]
@@ -933,11 +913,10 @@ def _o_cpu_features_any(arg, report, lang):
                                                names=", ".join(names))), "miss")]
 
 
-@_op("cpu_simd")
+@_op("cpu_simd", _BOOLEAN)
 def _o_cpu_simd(arg, report, lang):
     """SIMD that ML libraries use, for whatever architecture the CPU is (support.json
     cpu_simd): true when a non-baseline extension is present."""
-    _bool_arg("cpu_simd", arg)
     arch = (report.get("cpu") or {}).get("arch") or (report.get("platform") or {}).get("machine")
     feats = _cpu_featureset(report)
     if not arch or feats is None:
@@ -961,9 +940,9 @@ def _o_cpu_simd(arg, report, lang):
     return (value == arg), [Fact(_cpu_prefix(report, text), tag if value == arg else "miss")]
 
 
-@_op("arch")
+@_op("arch", _ONE_OR_MANY)
 def _o_arch(arg, report, lang):
-    want = _one_or_many_arg("arch", arg)
+    want = _as_list(arg)
     got = (report.get("cpu") or {}).get("arch") or (report.get("platform") or {}).get("machine")
     if not got:
         return None, [Fact(_t("arch_unknown", lang), "unknown")]
@@ -972,9 +951,9 @@ def _o_arch(arg, report, lang):
     return False, [Fact(_t("arch_not", lang, got=got, want=_list(want, lang)), "miss")]
 
 
-@_op("os")
+@_op("os", _ONE_OR_MANY)
 def _o_os(arg, report, lang):
-    want = _one_or_many_arg("os", arg)
+    want = _as_list(arg)
     got = (report.get("platform") or {}).get("os")
     if not got:
         return None, [Fact(_t("os_unknown", lang), "unknown")]
@@ -996,14 +975,14 @@ def _packages(names: list[str], report, lang, single: bool):
     return False, [Fact(text, "absent", setup=True)]
 
 
-@_op("package")
+@_op("package", _NON_EMPTY)
 def _o_package(arg, report, lang):
-    return _packages([_name_arg("package", arg, "a package name")], report, lang, True)
+    return _packages([arg], report, lang, True)
 
 
-@_op("packages_any")
+@_op("packages_any", _NAMES)
 def _o_packages_any(arg, report, lang):
-    return _packages(_list_arg("packages_any", arg), report, lang, False)
+    return _packages(arg, report, lang, False)
 
 
 def _toolkits(names: list[str], report, lang):
@@ -1016,29 +995,28 @@ def _toolkits(names: list[str], report, lang):
     return False, [Fact(_t("toolkit_no", lang, name=_list(names, lang)), "absent", setup=True)]
 
 
-@_op("toolkit")
+@_op("toolkit", _NON_EMPTY)
 def _o_toolkit(arg, report, lang):
-    return _toolkits([_name_arg("toolkit", arg, "a toolkit name")], report, lang)
+    return _toolkits([arg], report, lang)
 
 
-@_op("toolkits_any")
+@_op("toolkits_any", _NAMES)
 def _o_toolkits_any(arg, report, lang):
-    return _toolkits(_list_arg("toolkits_any", arg), report, lang)
+    return _toolkits(arg, report, lang)
 
 
-@_op("provider")
+@_op("provider", _NON_EMPTY)
 def _o_provider(arg, report, lang):
-    name = _name_arg("provider", arg, "a provider name")
+    name = arg
     if name in ((report.get("software") or {}).get("providers") or []):
         return True, [Fact(_t("provider_yes", lang, name=name))]
     return False, [Fact(_t("provider_no", lang, name=name), "absent", setup=True)]
 
 
-@_op("npu_runtime")
+@_op("npu_runtime", _BOOLEAN)
 def _o_npu_runtime(arg, report, lang):
     """Each NPU's vendor runtime (support.json npu_runtimes) is installed: a package in any
     environment or a toolkit found. An NPU of a vendor with no known runtime is not met."""
-    _bool_arg("npu_runtime", arg)
     software = report.get("software") or {}
     toolkits = software.get("toolkits") or {}
     table = {r.get("vendor"): r for r in support.rows("npu_runtimes")}
@@ -1075,9 +1053,9 @@ def _o_npu_runtime(arg, report, lang):
     return value, [f for f, v in zip(facts, results) if v is value] or facts
 
 
-@_op("memory_min_bytes")
+@_op("memory_min_bytes", {"type": "integer", "minimum": 0})
 def _o_memory(arg, report, lang):
-    want = _number_arg("memory_min_bytes", arg, "a number of bytes")
+    want = arg
     got = (report.get("memory") or {}).get("total_bytes")
     if not _is_num(got):
         return None, [Fact(_t("memory_unknown", lang), "unknown")]
@@ -1086,9 +1064,9 @@ def _o_memory(arg, report, lang):
     return False, [Fact(_t("memory_low", lang, got=_gib(got), want=_gib(want)), "miss")]
 
 
-@_op("logical_cpus_min")
+@_op("logical_cpus_min", {"type": "integer", "minimum": 1})
 def _o_cpus(arg, report, lang):
-    want = _number_arg("logical_cpus_min", arg)
+    want = arg
     got = (report.get("cpu") or {}).get("logical_cpus")
     if not _is_num(got):
         return None, [Fact(_t("cpus_unknown", lang), "unknown")]
@@ -1097,13 +1075,18 @@ def _o_cpus(arg, report, lang):
     return False, [Fact(_t("cpus_low", lang, got=got, want=want), "miss")]
 
 
-@_op("embedded_board")
+_EMBEDDED_BOARD = {"type": "boolean", "description": (
+    "an edge-class single-board computer (support.json embedded_boards): an Arm/RISC-V machine on bare "
+    "metal booted from a device tree, without SMBIOS/DMI; not decided by the ISA")}
+
+
+@_op("embedded_board", _EMBEDDED_BOARD)
 def _o_embedded_board(arg, report, lang):
     """An edge-class board (Raspberry Pi, Rockchip, Jetson-class single-board computers): an
     architecture of support.json embedded_boards, on bare metal, booted from a device tree
     without the SMBIOS/DMI firmware tables that servers, desktops and laptops carry (Arm
     servers such as GH200 follow SBSA/SBBR, which requires SMBIOS). The ISA alone says nothing."""
-    want = _bool_arg("embedded_board", arg)
+    want = arg
     platform = report.get("platform") or {}
     arch = (report.get("cpu") or {}).get("arch") or platform.get("machine")
     archs = [r.get("arch") for r in support.rows("embedded_boards")]
@@ -1126,9 +1109,9 @@ def _o_embedded_board(arg, report, lang):
     return board == want, [Fact(text, "ok" if board == want else "miss")]
 
 
-@_op("cloud")
+@_op("cloud", _BOOLEAN)
 def _o_cloud(arg, report, lang):
-    want = _bool_arg("cloud", arg)
+    want = arg
     cloud = (report.get("platform") or {}).get("cloud")
     if cloud:
         provider = cloud.get("provider") if isinstance(cloud, dict) else str(cloud)
@@ -1140,22 +1123,19 @@ def _o_cloud(arg, report, lang):
     return value, [Fact(fact, "ok" if value else "miss")]
 
 
-@_op("container")
+@_op("container", _BOOLEAN)
 def _o_container(arg, report, lang):
-    want = _bool_arg("container", arg)
+    want = arg
     container = (report.get("platform") or {}).get("container")
     fact = _t("container_yes", lang, name=container) if container else _t("container_no", lang)
     value = bool(container) == want
     return value, [Fact(fact, "ok" if value else "miss")]
 
 
-def _o_metric(rule: dict, report: dict, lang: str, where: str):
-    path = rule.get("metric")
-    if not isinstance(path, str) or not re.match(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$", path):
-        raise KnowledgeRuleError(f"{where}: rule 'metric' takes a dotted report path, got {path!r}")
-    if "min" not in rule or not _is_num(rule["min"]):
-        raise KnowledgeRuleError(f"{where}: rule 'metric' needs a numeric 'min'")
-    want = rule["min"]
+@_op("metric", {"type": "string", "pattern": r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$",
+                 "description": "a dotted report path, with its least value in min"})
+def _o_metric(path, report, lang, want=None):
+    """A figure of the report at a dotted path, at least ``want`` (the rule's ``min``)."""
     got = resolve_path(report, path)
     if not _is_num(got):
         return None, [Fact(_t("metric_unknown", lang, path=path), "unknown")]
@@ -1167,53 +1147,42 @@ def _o_metric(rule: dict, report: dict, lang: str, where: str):
 
 
 _FLIP = {"ok": "miss", "miss": "ok", "absent": "ok", "unknown": "unknown"}
+_RULES = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/rule"}}
 
 
-def _eval_logic(op: str, arg, report: dict, lang: str, where: str):
-    if op == "not":
-        value, facts = _eval(arg, report, lang, f"{where}.not")
-        if value is None:
-            return None, facts
-        # what was present is now the reason the rule fails, and the other way round
-        return (not value), [Fact(str(f), _FLIP.get(getattr(f, "tag", "ok"), "ok"))
-                             for f in facts]
-    if not isinstance(arg, list) or not arg:
-        raise KnowledgeRuleError(f"{where}.{op}: must be a non-empty list of rules")
-    parts = [_eval(sub, report, lang, f"{where}.{op}[{i}]") for i, sub in enumerate(arg)]
-    values = [v for v, _ in parts]
-    value = _and3(values) if op == "all" else _or3(values)
-    return value, _combine(op, value, parts, lang)
+@_op("not", {"$ref": "#/$defs/rule"})
+def _o_not(arg, report, lang):
+    value, facts = _eval(arg, report, lang)
+    if value is None:
+        return None, facts
+    # what was present is now the reason the rule fails, and the other way round
+    return (not value), [Fact(str(f), _FLIP.get(getattr(f, "tag", "ok"), "ok")) for f in facts]
 
 
-OPERATORS = (*_OPS, "metric", "all", "any", "not")
+@_op("all", _RULES)
+def _o_all(arg, report, lang):
+    parts = [_eval(sub, report, lang) for sub in arg]
+    value = _and3([v for v, _ in parts])
+    return value, _combine("all", value, parts, lang)
 
 
-def _eval(rule, report: dict, lang: str, where: str):
-    if not isinstance(rule, dict) or not rule:
-        raise KnowledgeRuleError(f"{where}: a rule must be a non-empty object, got {rule!r}")
-    keys = set(rule)
-    if "metric" in keys:
-        extra = keys - {"metric", "min"}
-        if extra:
-            raise KnowledgeRuleError(f"{where}: unknown rule key '{sorted(extra)[0]}' next to 'metric'")
-        return _o_metric(rule, report, lang, where)
-    if len(keys) != 1:
-        unknown = sorted(k for k in keys if k not in OPERATORS)
-        if unknown:
-            raise KnowledgeRuleError(f"{where}: unknown rule key '{unknown[0]}'")
-        raise KnowledgeRuleError(
-            f"{where}: a rule has exactly one operator, got {', '.join(sorted(keys))}")
-    op, arg = next(iter(rule.items()))
-    if op in ("all", "any", "not"):
-        return _eval_logic(op, arg, report, lang, where)
-    fn = _OPS.get(op)
-    if fn is None:
-        raise KnowledgeRuleError(
-            f"{where}: unknown rule key '{op}' (known: {', '.join(OPERATORS)})")
-    try:
-        return fn(arg, report, lang)
-    except KnowledgeRuleError as exc:
-        raise KnowledgeRuleError(f"{where}: {exc}") from None
+@_op("any", _RULES)
+def _o_any(arg, report, lang):
+    parts = [_eval(sub, report, lang) for sub in arg]
+    value = _or3([v for v, _ in parts])
+    return value, _combine("any", value, parts, lang)
+
+
+OPERATORS = tuple(_OPS)
+
+
+def _eval(rule: dict, report: dict, lang: str):
+    """Evaluate a rule that fits the schema (checked by :func:`validate`, or when its route
+    file was loaded)."""
+    if "metric" in rule:
+        return _o_metric(rule["metric"], report, lang, rule["min"])
+    ((op, arg),) = rule.items()
+    return _OPS[op][0](arg, report, lang)
 
 
 def _combine(op: str, value, parts, lang: str) -> list:
@@ -1239,24 +1208,69 @@ def _combine(op: str, value, parts, lang: str) -> list:
 
 
 def as_dict(report) -> dict:
-    """A report as the rules read it: Report.to_dict() of a record, a shallow copy of a dict."""
-    if hasattr(report, "to_dict"):
+    """A report as the rules read it: the contract's dict of a Report, a shallow copy of a dict."""
+    from accelgui.report import Report
+
+    if isinstance(report, Report):
         return report.to_dict()
     return dict(report or {})
 
 
-def evaluate(rule, report, lang: str = "en") -> tuple[bool | None, list[str]]:
+def evaluate(rule, report, lang: str = "en", *, checked: bool = False) -> tuple[bool | None, list[str]]:
     """Evaluate a RULE against a report (a dict as Report.to_dict() gives, or a Report).
 
-    Returns (True | False | None, facts). Raises KnowledgeRuleError for a rule it does not
-    understand, naming the key.
-    """
-    if hasattr(report, "to_dict"):
-        report = report.to_dict()
-    value, facts = _eval(rule, report or {}, lang, "rule")
+    Returns (True | False | None, facts). Raises KnowledgeRuleError for a rule that does not fit
+    the registry's schema, naming the key; ``checked``: the rule was checked already (the rules
+    of a loaded knowledge base: shipped files by the tests, override files when loaded), so it
+    is not checked again, and jsonschema is not imported."""
+    if not checked:
+        validate(rule)
+    value, facts = _eval(rule, as_dict(report), lang)
     return value, list(facts)
 
 
+def rule_schema() -> dict:
+    """The JSON Schema of a rule (knowledge/schema.json ``$defs/rule``), from the registry:
+    exactly one operator, whose argument fits the schema it was registered with; ``metric``
+    also takes ``min``."""
+    properties = {name: schema for name, (_, schema) in _OPS.items()}
+    properties["min"] = {"type": "number", "description": "the least value of the metric"}
+    return {
+        "description": "RULE language, evaluated by accelgui/rules.py against a report dict; written "
+                       "from the operator registry there (tests/tools/sync_rule_schema.py). Each rule "
+                       "object has exactly one operator key (metric also takes min).",
+        "type": "object", "minProperties": 1, "additionalProperties": False,
+        "properties": properties,
+        "dependentRequired": {"metric": ["min"], "min": ["metric"]},
+        "if": {"required": ["metric"]}, "then": {"maxProperties": 2}, "else": {"maxProperties": 1},
+    }
+
+
+def device_filter_schema() -> dict:
+    """The JSON Schema of the ``device`` operator's filters (``$defs/deviceFilter``)."""
+    return {
+        "description": "True if ANY device in the report matches every given filter. min keys are "
+                       "read from device.details and compared numerically.",
+        "type": "object", "additionalProperties": False,
+        "properties": {name: schema for name, (_, schema) in _FILTERS.items()},
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def _rule_validator():
+    from accelgui import validation
+    from accelgui.data import json_file
+
+    defs = dict(json_file("accelgui.knowledge", "schema.json")["$defs"])
+    defs.update(rule=rule_schema(), deviceFilter=device_filter_schema())
+    return validation.validator_for({"$defs": defs, "$ref": "#/$defs/rule"})
+
+
 def validate(rule) -> None:
-    """Raise KnowledgeRuleError if ``rule`` uses anything the evaluator does not know."""
-    _eval(rule, {}, "en", "rule")
+    """Raise KnowledgeRuleError naming the field if ``rule`` does not fit the registry's schema
+    (an operator or device filter it does not know, an argument of the wrong kind)."""
+    from accelgui import validation
+
+    problems = validation.problems_of(_rule_validator(), rule, root="rule")
+    if problems:
+        raise KnowledgeRuleError("; ".join(f"{where}: {what}" for where, what in problems[:3]))

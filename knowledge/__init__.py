@@ -7,10 +7,11 @@ Data lives next to this module (installed as ``accelgui.knowledge``)::
     facts.json         named tables of dated, sourced facts
 
 ``load_knowledge()`` reads them lazily through the package loader (accelgui.data) and caches the result per
-override directory. It never imports jsonschema: shipped files are validated in the test
-suite, and user override files get a light structural check in pure Python that names the
-file and the field (``myroute.json: steps[2].title.zh: missing``). A broken override file is
-reported in ``KnowledgeBase.errors`` and the shipped route is kept.
+override directory. Shipped files are validated against schema.json in the test suite, so
+loading them checks only what indexing needs; user override files are checked against
+schema.json (accelgui.validation, which imports jsonschema then and only then), with messages
+that name the file and the field (``myroute.json: steps[2].title.zh: missing``). A broken
+override file is reported in ``KnowledgeBase.errors`` and the shipped route is kept.
 
 Override directory: the ``override_dir`` argument, else ``$ACCELGUI_KNOWLEDGE_DIR``. A file
 whose ``id`` is new adds a route; one with the id of a shipped route replaces it.
@@ -21,7 +22,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from accelgui import data as data_files
 from accelgui.record import Record, factory
 
@@ -43,27 +43,6 @@ LEVELS = ("beginner", "intermediate", "advanced")
 #: (its optional ``goals`` list): train models, serve or run LLMs, deploy on edge devices,
 #: design hardware, scientific/HPC computing, learn the basics.
 GOALS = ("train", "serve-llm", "inference", "edge", "hardware-design", "hpc", "basics")
-REQUIREMENT_LEVELS = ("required", "recommended")
-FALLBACKS = ("cloud", "emulation", "simulation", "none")
-RESOURCE_KINDS = ("docs", "course", "repo", "book", "paper", "video")
-DEVICE_KINDS = ("gpu", "npu", "tpu", "fpga", "dsp", "accelerator")
-READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
-BUSES = ("pci", "usb", "platform")
-_DEVICE_CLASSES = {"segment": ("data-centre", "workstation", "consumer", "embedded"),
-                   "form": ("discrete", "integrated", "embedded", "virtual"), "family": None}
-COST_CLASSES = ("free", "low", "medium", "high")
-CHECK_KINDS = ("python", "command", "file")
-
-# Patterns as strings: re compiles (and caches) each on first use, so loading the shipped
-# routes on the probe path does not pay for compiling the override checks.
-_ROUTE_ID = r"^[a-z0-9-]+$"
-_QUALIFIED_ID = r"^[a-z0-9-]+\.[a-z0-9-]+$"
-_ANY_ID = r"^[a-z0-9-]+(\.[a-z0-9-]+)?$"
-_DATE = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
-_AS_OF = r"^[0-9]{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$"
-_URL = r"^https://\S+$"
-_METRIC = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$"
-_DETAIL_KEY = r"^[a-z0-9_]+$"
 
 
 class KnowledgeBase(Record):
@@ -361,361 +340,67 @@ def find_cycle(routes: dict) -> list[str] | None:
     return None
 
 
-# --------------------------------------------------------------------------- light checks
-# These mirror schema.json (which the tests apply to every shipped file) closely enough to
-# name the first problems in a user's file without importing jsonschema.
-
-class _Problems(list):
-    def __init__(self, name: str):
-        super().__init__()
-        self.name = name
-
-    def add(self, where: str, message: str) -> None:
-        self.append(f"{self.name}: {where}: {message}" if where else f"{self.name}: {message}")
-
+# --------------------------------------------------------------------------- checks
 
 def check_route(data, name: str, expected_id: str | None = None) -> list[str]:
-    """Structural problems of one route dict, each as "file: field: message"; [] if none."""
-    p = _Problems(name)
+    """Problems of one route dict, each as "file: field: message"; [] if none.
+
+    The route schema (schema.json, through accelgui.validation) first, then what a schema
+    cannot compare: step and requirement ids that start with the route id, step ids used once,
+    ``needs`` naming this route's requirements, ``tools`` naming its tools, the id matching the
+    file name (``expected_id``)."""
+    from accelgui import validation
+
     if not isinstance(data, dict):
-        p.add("", "a route file must hold a JSON object")
-        return list(p)
-    allowed = {"$schema", "id", "order", "title", "summary", "scenarios", "tools",
-               "requirements", "steps", "corrections", "facts", "capstone", "goals", "design_only"}
-    for key in sorted(set(data) - allowed):
-        p.add(key, "unknown field")
-    rid = data.get("id")
-    if not _need(p, data, "id", "", str) or not re.match(_ROUTE_ID, rid):
-        if isinstance(rid, str):
-            p.add("id", f"'{rid}' must be lower-case letters, digits and '-'")
-        rid = None
-    elif expected_id is not None and rid != expected_id:
-        p.add("id", f"'{rid}' does not match the file name")
-    order = data.get("order")
-    if "order" not in data:
-        p.add("order", "missing")
-    elif not isinstance(order, int) or isinstance(order, bool) or order < 1:
-        p.add("order", "must be an integer >= 1")
-    _text(p, data, "title", "")
-    _text(p, data, "summary", "")
-    _array(p, data, "scenarios", "", 1, lambda item, w: _text_value(p, item, w))
-    tool_names: set = set()
-
-    def tool(item, where):
-        if _object(p, item, where, {"name", "url", "checked"}):
-            if _need(p, item, "name", where, str, nonempty=True):
-                tool_names.add(item["name"])
-            _pattern(p, item, "url", where, _URL, "must be an https:// URL")
-            if "checked" in item:  # absent: the link was not looked at
-                _pattern(p, item, "checked", where, _DATE, "must be a date YYYY-MM-DD")
-
-    _array(p, data, "tools", "", 1, tool)
-    capstone = data.get("capstone")
-    if capstone is not None and _object(p, capstone, "capstone",
-                                        {"title", "summary", "deliverable", "cost_class", "resources"}):
-        for key in ("title", "summary", "deliverable"):
-            _text(p, capstone, key, "capstone")
-    req_ids: set = set()
-
-    def requirement(item, where):
-        if not _object(p, item, where, {"id", "level", "label", "rule", "fallback", "fix", "note"}):
-            return
-        if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
-            _prefix(p, item["id"], rid, f"{where}.id")
-            req_ids.add(item["id"])
-        _enum(p, item, "level", where, REQUIREMENT_LEVELS)
-        _text(p, item, "label", where)
-        _text(p, item, "fix", where)
-        if "note" in item:
-            _text(p, item, "note", where)
-        _enum(p, item, "fallback", where, FALLBACKS)
-        if "rule" not in item:
-            p.add(f"{where}.rule", "missing")
-        else:
-            for problem in check_rule(item["rule"], f"{where}.rule"):
-                p.add(*problem)
-
-    _array(p, data, "requirements", "", 1, requirement)
-    step_ids: set = set()
-
-    def step(item, where):
-        keys = {"id", "level", "title", "summary", "hours", "prerequisites", "needs", "tools",
-                "verify", "resources", "prerequisites_soft", "cost_class", "check", "tracks",
-                "prerequisites_any", "goals", "sets_up"}
-        if not _object(p, item, where, keys):
-            return
-        if _pattern(p, item, "id", where, _QUALIFIED_ID, "must look like '<route>.<name>'"):
-            _prefix(p, item["id"], rid, f"{where}.id")
-            if item["id"] in step_ids:
-                p.add(f"{where}.id", f"duplicate step id '{item['id']}'")
-            step_ids.add(item["id"])
-        _enum(p, item, "level", where, LEVELS)
-        _text(p, item, "title", where)
-        _text(p, item, "summary", where)
-        _text(p, item, "verify", where)
-        hours = item.get("hours")
-        if "hours" not in item:
-            p.add(f"{where}.hours", "missing")
-        elif not isinstance(hours, (int, float)) or isinstance(hours, bool) or not 0 < hours <= 200:
-            p.add(f"{where}.hours", "must be a number of hours > 0 and <= 200")
-        _array(p, item, "prerequisites", where, 0,
-               lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a step id '<route>.<name>'"))
-        _array(p, item, "needs", where, 0,
-               lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a requirement id"))
-        _array(p, item, "tools", where, 0, lambda v, w: _str_item(p, v, w, None, ""))
-        if "prerequisites_soft" in item:
-            _array(p, item, "prerequisites_soft", where, 0,
-                   lambda v, w: _str_item(p, v, w, _QUALIFIED_ID, "must be a step id '<route>.<name>'"))
-        if "cost_class" in item:
-            _enum(p, item, "cost_class", where, COST_CLASSES)
-        if "goals" in item:
-            _goals(p, item, where)
-        if "sets_up" in item and not isinstance(item["sets_up"], bool):
-            p.add(f"{where}.sets_up", "must be true or false")
-        if "check" in item and (not isinstance(item["check"], dict)
-                                or item["check"].get("kind") not in CHECK_KINDS):
-            p.add(f"{where}.check", f"must be an object with kind one of {', '.join(CHECK_KINDS)}")
-
-        def resource(res, w):
-            if _object(p, res, w, {"title", "url", "kind", "checked", "url_zh"}):
-                if "title" not in res:
-                    p.add(f"{w}.title", "missing")
-                elif isinstance(res["title"], dict):
-                    _text_value(p, res["title"], f"{w}.title")
-                elif not isinstance(res["title"], str) or not res["title"].strip():
-                    p.add(f"{w}.title", "must be a non-empty string")
-                _pattern(p, res, "url", w, _URL, "must be an https:// URL")
-                _enum(p, res, "kind", w, RESOURCE_KINDS)
-                if "checked" in res:  # absent: the link was not looked at
-                    _pattern(p, res, "checked", w, _DATE, "must be a date YYYY-MM-DD")
-
-        _array(p, item, "resources", where, 1, resource, max_items=8)
-
-    _array(p, data, "steps", "", 6, step)
-    # references inside the route
-    for i, item in enumerate(data.get("steps") or []):
-        if not isinstance(item, dict):
-            continue
-        for j, need in enumerate(item.get("needs") or []):
-            if isinstance(need, str) and re.match(_QUALIFIED_ID, need) and need not in req_ids:
-                p.add(f"steps[{i}].needs[{j}]", f"'{need}' is not a requirement of this route")
-        for j, tool_name in enumerate(item.get("tools") or []):
-            if isinstance(tool_name, str) and tool_names and tool_name not in tool_names:
-                p.add(f"steps[{i}].tools[{j}]", f"'{tool_name}' is not in the route's tools")
-
-    def correction(item, where):
-        if _object(p, item, where, {"source", "said", "correct", "source_url"}):
-            _enum(p, item, "source", where, ("000", "002"))
-            _text(p, item, "said", where)
-            _text(p, item, "correct", where)
-            _pattern(p, item, "source_url", where, _URL, "must be an https:// URL")
-
-    def fact(item, where):
-        if _object(p, item, where, {"id", "text", "as_of", "review_by", "source"}):
-            _pattern(p, item, "id", where, _ANY_ID, "must be an id")
-            _text(p, item, "text", where)
-            _pattern(p, item, "as_of", where, _AS_OF, "must be YYYY-MM or YYYY-MM-DD")
-            _pattern(p, item, "review_by", where, _DATE, "must be a date YYYY-MM-DD")
-            _pattern(p, item, "source", where, _URL, "must be an https:// URL")
-
-    _array(p, data, "corrections", "", 0, correction)
-    _array(p, data, "facts", "", 0, fact)
-    return list(p)
-
-
-def _goals(p: _Problems, step: dict, where: str) -> None:
-    """A step's ``goals``: a non-empty list of distinct GOALS ids; an unknown one is named
-    with the step it is in."""
-    goals, sid = step["goals"], step.get("id")
-    if not isinstance(goals, list) or not goals:
-        p.add(f"{where}.goals", f"must be a non-empty list of goal ids ({', '.join(GOALS)})")
-        return
-    for j, goal in enumerate(goals):
-        if goal not in GOALS:
-            p.add(f"{where}.goals[{j}]", f"unknown goal {goal!r} in step {sid!r} "
-                                         f"(known: {', '.join(GOALS)})")
-        elif goal in goals[:j]:
-            p.add(f"{where}.goals[{j}]", f"goal {goal!r} is listed twice in step {sid!r}")
+        return [f"{name}: a route file must hold a JSON object"]
+    found = validation.problems(__name__, "schema.json", data) + _reference_problems(data, expected_id)
+    return [f"{name}: {where}: {what}" for where, what in found]
 
 
 def check_rule(rule, where: str = "rule") -> list[tuple[str, str]]:
-    """Problems of a RULE (see SPEC "RULE language") as (field, message) pairs."""
-    out: list = []
-    if not isinstance(rule, dict) or not rule:
-        return [(where, "a rule must be a non-empty object")]
-    keys = set(rule)
-    if keys == {"metric", "min"}:
-        if not isinstance(rule["metric"], str) or not re.match(_METRIC, rule["metric"]):
-            out.append((f"{where}.metric", "must be a dotted report path"))
-        if not _is_number(rule["min"]):
-            out.append((f"{where}.min", "must be a number"))
-        return out
-    if len(keys) != 1:
-        return [(where, f"a rule has exactly one operator, got {', '.join(sorted(keys))}")]
-    op, arg = next(iter(rule.items()))
-    w = f"{where}.{op}"
-    if op in ("all", "any"):
-        if not isinstance(arg, list) or not arg:
-            return [(w, "must be a non-empty list of rules")]
-        for i, sub in enumerate(arg):
-            out.extend(check_rule(sub, f"{w}[{i}]"))
-    elif op == "not":
-        out.extend(check_rule(arg, w))
-    elif op == "device":
-        if not isinstance(arg, dict):
-            return [(w, "must be an object of filters")]
-        for key, val in arg.items():
-            if key == "kind":
-                out.extend(_one_or_many(val, f"{w}.kind", DEVICE_KINDS))
-            elif key == "readiness":
-                out.extend(_one_or_many(val, f"{w}.readiness", READINESS))
-            elif key == "bus":
-                out.extend(_one_or_many(val, f"{w}.bus", BUSES))
-            elif key == "vendor":
-                out.extend(_one_or_many(val, f"{w}.vendor", None))
-            elif key in ("integrated", "supported", "training"):
-                if not isinstance(val, bool):
-                    out.append((f"{w}.{key}", "must be true or false"))
-            elif key in ("segment", "form", "family"):
-                out.extend(_one_or_many(val, f"{w}.{key}", _DEVICE_CLASSES.get(key)))
-            elif key == "count_min":
-                if not isinstance(val, int) or isinstance(val, bool) or val < 1:
-                    out.append((f"{w}.count_min", "must be an integer >= 1"))
-            elif key == "min":
-                if not isinstance(val, dict) or not val:
-                    out.append((f"{w}.min", "must be an object of detail minimums"))
-                else:
-                    for k, v in val.items():
-                        if not re.match(_DETAIL_KEY, k) or not _is_number(v):
-                            out.append((f"{w}.min.{k}", "must be a number"))
-            else:
-                out.append((f"{w}.{key}", "unknown device filter"))
-    elif op in ("cpu_feature", "package", "toolkit", "provider"):
-        if not isinstance(arg, str) or not arg.strip():
-            out.append((w, "must be a non-empty string"))
-    elif op in ("cpu_features_any", "packages_any", "toolkits_any"):
-        if not isinstance(arg, list) or not arg or not all(isinstance(x, str) and x for x in arg):
-            out.append((w, "must be a non-empty list of strings"))
-    elif op in ("arch", "os"):
-        out.extend(_one_or_many(arg, w, None))
-    elif op == "memory_min_bytes":
-        if not isinstance(arg, int) or isinstance(arg, bool) or arg < 0:
-            out.append((w, "must be a whole number of bytes"))
-    elif op == "logical_cpus_min":
-        if not isinstance(arg, int) or isinstance(arg, bool) or arg < 1:
-            out.append((w, "must be an integer >= 1"))
-    elif op in ("cloud", "container", "cpu_simd", "npu_runtime", "embedded_board"):
-        if not isinstance(arg, bool):
-            out.append((w, "must be true or false"))
-    else:
-        out.append((w, "unknown rule operator"))
+    """Problems of a RULE (schema.json ``$defs/rule``) as (field, message) pairs."""
+    from accelgui import validation
+
+    return validation.problems(__name__, "schema.json", rule, definition="rule", root=where)
+
+
+def _items(data: dict, key: str) -> list[tuple[int, dict]]:
+    """(index, item) of the objects in the list ``data[key]`` (nothing when it is not a list)."""
+    value = data.get(key)
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)] \
+        if isinstance(value, list) else []
+
+
+def _reference_problems(data: dict, expected_id: str | None) -> list[tuple[str, str]]:
+    """The checks between fields of one route that its schema cannot make."""
+    rid = data.get("id") if isinstance(data.get("id"), str) else None
+    out: list[tuple[str, str]] = []
+    if rid is not None and expected_id is not None and rid != expected_id:
+        out.append(("id", f"'{rid}' does not match the file name"))
+    for key in ("requirements", "steps"):
+        for i, item in _items(data, key):
+            ident = item.get("id")
+            if rid and isinstance(ident, str) and not ident.startswith(rid + "."):
+                out.append((f"{key}[{i}].id", f"'{ident}' must start with the route id '{rid}.'"))
+    step_ids: set = set()
+    for i, step in _items(data, "steps"):
+        if step.get("id") in step_ids:
+            out.append((f"steps[{i}].id", f"duplicate step id '{step['id']}'"))
+        if isinstance(step.get("id"), str):
+            step_ids.add(step["id"])
+    out += _named_problems(data, "needs", {r.get("id") for _, r in _items(data, "requirements")},
+                           "is not a requirement of this route")
+    out += _named_problems(data, "tools", {t.get("name") for _, t in _items(data, "tools")},
+                           "is not in the route's tools")
     return out
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _one_or_many(val, where: str, allowed) -> list:
-    items = val if isinstance(val, list) else [val]
-    if isinstance(val, list) and not val:
-        return [(where, "must not be empty")]
+def _named_problems(data: dict, key: str, known: set, message: str) -> list[tuple[str, str]]:
+    """Each name in a step's list ``key`` that is not in ``known`` (when anything is known)."""
     out = []
-    for item in items:
-        if not isinstance(item, str) or not item:
-            out.append((where, "must be a string or a list of strings"))
-        elif allowed is not None and item not in allowed:
-            out.append((where, f"'{item}' is not one of {', '.join(allowed)}"))
+    for i, step in _items(data, "steps"):
+        names = step.get(key)
+        for j, name in enumerate(names if isinstance(names, list) else []):
+            if isinstance(name, str) and known - {None} and name not in known:
+                out.append((f"steps[{i}].{key}[{j}]", f"'{name}' {message}"))
     return out
-
-
-def _need(p: _Problems, obj: dict, key: str, where: str, typ, nonempty=False) -> bool:
-    path = f"{where}.{key}" if where else key
-    if key not in obj:
-        p.add(path, "missing")
-        return False
-    val = obj[key]
-    if not isinstance(val, typ) or (nonempty and isinstance(val, str) and not val.strip()):
-        p.add(path, "must be a non-empty string" if typ is str else f"must be {typ.__name__}")
-        return False
-    return True
-
-
-def _object(p: _Problems, obj, where: str, allowed: set) -> bool:
-    if not isinstance(obj, dict):
-        p.add(where, "must be an object")
-        return False
-    for key in sorted(set(obj) - allowed):
-        p.add(f"{where}.{key}", "unknown field")
-    return True
-
-
-def _text(p: _Problems, obj: dict, key: str, where: str) -> None:
-    path = f"{where}.{key}" if where else key
-    if key not in obj:
-        p.add(path, "missing")
-    else:
-        _text_value(p, obj[key], path)
-
-
-def _text_value(p: _Problems, val, path: str) -> None:
-    if not isinstance(val, dict):
-        p.add(path, 'must be an object {"en": ..., "zh": ...}')
-        return
-    for lang in ("en", "zh"):
-        if lang not in val:
-            p.add(f"{path}.{lang}", "missing")
-        elif not isinstance(val[lang], str) or not val[lang].strip():
-            p.add(f"{path}.{lang}", "must be a non-empty string")
-    for key in sorted(set(val) - {"en", "zh"}):
-        p.add(f"{path}.{key}", "unknown language (use en and zh)")
-
-
-def _pattern(p: _Problems, obj: dict, key: str, where: str, rx, message: str) -> bool:
-    path = f"{where}.{key}" if where else key
-    if key not in obj:
-        p.add(path, "missing")
-        return False
-    val = obj[key]
-    if not isinstance(val, str) or not re.match(rx, val):
-        p.add(path, f"{message} (got {val!r})")
-        return False
-    return True
-
-
-def _str_item(p: _Problems, val, where: str, rx, message: str) -> None:
-    if not isinstance(val, str) or not val.strip():
-        p.add(where, "must be a non-empty string")
-    elif rx is not None and not re.match(rx, val):
-        p.add(where, f"{message} (got {val!r})")
-
-
-def _enum(p: _Problems, obj: dict, key: str, where: str, allowed) -> None:
-    path = f"{where}.{key}" if where else key
-    if key not in obj:
-        p.add(path, "missing")
-    elif obj[key] not in allowed:
-        p.add(path, f"{obj[key]!r} is not one of {', '.join(allowed)}")
-
-
-def _array(p: _Problems, obj: dict, key: str, where: str, min_items: int, each,
-           max_items: int | None = None) -> None:
-    path = f"{where}.{key}" if where else key
-    if key not in obj:
-        p.add(path, "missing")
-        return
-    val = obj[key]
-    if not isinstance(val, list):
-        p.add(path, "must be a list")
-        return
-    if len(val) < min_items:
-        p.add(path, f"needs at least {min_items} item{'s' if min_items > 1 else ''}, has {len(val)}")
-    if max_items is not None and len(val) > max_items:
-        p.add(path, f"allows at most {max_items} items, has {len(val)}")
-    for i, item in enumerate(val):
-        each(item, f"{path}[{i}]")
-
-
-def _prefix(p: _Problems, ident: str, rid: str | None, path: str) -> None:
-    if rid and not ident.startswith(rid + "."):
-        p.add(path, f"'{ident}' must start with the route id '{rid}.'")

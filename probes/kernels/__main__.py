@@ -24,6 +24,8 @@ import sys
 import threading
 import time
 
+from accelgui import BENCHMARK_CONTRACT
+
 _T0 = time.perf_counter()
 
 GIB = 1 << 30
@@ -793,7 +795,7 @@ class Bench:
         jit.update({"cache_dir": self.env_info.get("cache_dir"),
                     "import_s": _r(self.import_s, 3)})
         total = time.perf_counter() - _T0
-        bench = {"contract": 2, "mode": self.mode, "cpu": cpu, "gpu": gpu, "roofline": roof,
+        bench = {"contract": BENCHMARK_CONTRACT, "mode": self.mode, "cpu": cpu, "gpu": gpu, "roofline": roof,
                  "environment": env, "jit": jit,
                  "memory_cap_bytes": int(self.cap), "memory_cap_source": self.cap_source,
                  "memory_available_bytes": self.avail, "memory_cap_limits": self.cap_limits,

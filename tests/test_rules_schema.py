@@ -1,0 +1,102 @@
+"""One validation path: the RULE schema comes from the operator registry, every schema is checked
+through accelgui.validation, and the headless probe imports no validator."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from accelgui import rules, validation
+from accelgui.knowledge import check_route, load_knowledge
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "tools"))
+import sync_rule_schema  # noqa: E402
+
+MACHINE = os.path.join(HERE, "fixtures", "machines", "acc-amd-mi300x")
+
+
+def test_the_route_schema_states_what_the_registry_knows():
+    with open(sync_rule_schema.SCHEMA, encoding="utf-8") as f:
+        text = f.read()
+    assert sync_rule_schema.stale(text) == [], "run python tests/tools/sync_rule_schema.py"
+    assert set(json.loads(text)["$defs"]["rule"]["properties"]) == set(rules.OPERATORS) | {"min"}
+    assert set(json.loads(text)["$defs"]["deviceFilter"]["properties"]) == set(rules.DEVICE_FILTERS)
+
+
+@pytest.fixture
+def made_up_operator():
+    """An operator registered the way rules.py registers its own (and removed afterwards)."""
+    @rules._op("gpu_count_min", {"type": "integer", "minimum": 1})
+    def _o_gpu_count(arg, report, lang):
+        gpus = [d for d in report.get("devices") or [] if d.get("kind") == "gpu"]
+        return len(gpus) >= arg, [rules.Fact(f"{len(gpus)} GPUs")]
+
+    rules._rule_validator.cache_clear()
+    yield "gpu_count_min"
+    del rules._OPS["gpu_count_min"]
+    rules._rule_validator.cache_clear()
+
+
+def test_a_new_operator_is_one_registration(made_up_operator):
+    report = {"devices": [{"kind": "gpu"}, {"kind": "gpu"}]}
+    assert rules.evaluate({made_up_operator: 2}, report) == (True, ["2 GPUs"])
+    assert rules.evaluate({"not": {made_up_operator: 3}}, report)[0] is True
+    with pytest.raises(rules.KnowledgeRuleError, match=r"rule\.gpu_count_min: must be at least 1"):
+        rules.validate({made_up_operator: 0})
+    # the route schema, written from the registry, accepts a route file that uses it
+    with open(sync_rule_schema.SCHEMA, encoding="utf-8") as f:
+        schema = json.loads(sync_rule_schema.synced(f.read()))
+    route = copy.deepcopy(load_knowledge().routes["gpu"])
+    route["requirements"][0]["rule"] = {"all": [{made_up_operator: 2}, {"os": "Linux"}]}
+    assert list(validation.validator_for(schema).iter_errors(route)) == []
+    assert any("rule.all[0].gpu_count_min: unknown field" in p for p in check_route(route, "r.json"))
+
+
+@pytest.mark.parametrize("rule,message", [
+    ({"arch": "x86_64", "os": "Linux"}, "rule: allows at most 1 field, has arch, os"),
+    ({"metric": "benchmarks.cpu.stream.triad_gbps"}, "rule.min: missing"),
+    ({"min": 3}, "rule.metric: missing"),
+    ({"device": {"kind": "gpu", "colour": "red"}}, "rule.device.colour: unknown field"),
+    ({"device": {"kind": "quantum"}}, "rule.device.kind: 'quantum' is not one of gpu, npu"),
+    ({"cloud": "yes"}, "rule.cloud: must be true or false (got a string)"),
+    ({"any": [{"os": "Linux"}, {"packages_any": ["torch", "torch"]}]},
+     "rule.any[1].packages_any[1]: 'torch' is listed twice"),
+    ({"all": []}, "rule.all: needs at least 1 item, has 0"),
+])
+def test_rule_problems_name_the_field_in_plain_words(rule, message):
+    with pytest.raises(rules.KnowledgeRuleError) as exc:
+        rules.validate(rule)
+    assert message in str(exc.value)
+
+
+def test_an_unchecked_rule_is_checked_before_it_is_evaluated():
+    with pytest.raises(rules.KnowledgeRuleError, match="rule.toolkits_any: must be a list"):
+        rules.evaluate({"toolkits_any": "rocm"}, {})
+
+
+def test_route_problems_are_listed_in_document_order():
+    route = copy.deepcopy(load_knowledge().routes["cpu"])
+    del route["title"]["zh"]
+    route["steps"][1]["hours"] = 0
+    route["steps"][3]["level"] = "expert"
+    problems = check_route(route, "x.json")
+    assert problems == [
+        "x.json: steps[1].hours: must be more than 0 (got 0)",
+        "x.json: steps[3].level: 'expert' is not one of beginner, intermediate, advanced",
+        "x.json: title.zh: missing",
+    ]
+
+
+def test_the_probe_and_the_advice_import_no_validator():
+    code = ("import sys, io, contextlib\n"
+            "from accelgui.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['--probe', '--sysroot', {MACHINE!r}])\n"
+            "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'referencing')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0 []"
