@@ -90,7 +90,8 @@ def test_benchmark_figures_with_percent_change(tmp_path):
     assert bench["gpu.3.triad_gbps"]["pct_change"] == 5.0
     assert len(bench) == 2
     text = compare_files(str(RICH), str(tmp_path / "b.json"), "text")
-    assert "cpu.stream.triad_gbps: 524.8 GB/s -> 472.3 GB/s (-10.0 %)" in text
+    line = next(ln for ln in text.splitlines() if "STREAM triad, all threads" in ln)
+    assert line.split()[-6:] == ["524.8", "GB/s", "472.3", "GB/s", "-10.0", "%"]
 
 
 def test_software_routes_platform_memory(tmp_path):
@@ -114,13 +115,15 @@ def test_every_compare_format(tmp_path, fmt):
         assert data["identical"] is False and data["a"]["file"] == str(RICH)
         assert {"section", "item", "change", "a", "b", "pct_change"} <= set(data["differences"][0])
     elif fmt == "markdown":
-        assert "| Section | Item | A | B | Change |" in out and "changed -10.0 %" in out
+        assert "| What | A | B | Change |" in out and "| -10.0 % |" in out
+        assert "<details>" in out and "Python package torch" in out        # the rest, folded
     elif fmt == "html":
         assert "<script" not in out and "Content-Security-Policy" in out
         assert "driver missing" in out
     else:
-        assert "+ Alveo U55C @ 0000:e1:00.0" in out
-        assert "- NVIDIA H100 80GB HBM3 @ 0000:db:00.0" in out
+        lines = out.splitlines()
+        assert any("Alveo U55C @ 0000:e1:00.0" in ln and ln.endswith("only in B") for ln in lines)
+        assert any("NVIDIA H100 80GB HBM3 @ 0000:db:00.0" in ln and ln.endswith("only in A") for ln in lines)
 
 
 def test_a_report_that_breaks_the_schema_is_refused_naming_the_field():
@@ -234,3 +237,29 @@ def test_compare_works_on_deep_copies_without_mutating():
     before = copy.deepcopy(a.to_dict())
     compare(a, a)
     assert a.to_dict() == before
+
+
+def test_what_matters_comes_first_and_the_rest_is_folded(tmp_path):
+    """Devices, readiness, memory, headline figures and verdicts first; kernel and package
+    versions folded in text (listed with all_rows); every row named in words, in each language."""
+    changes = compare(load_report(str(RICH)), load_report(changed_rich(tmp_path)))
+    major = {c["item"] for c in changes if c["major"]}
+    assert "total_bytes" in major and "fpga" in major and "cpu.stream.triad_gbps" in major
+    assert "kernel" not in major and "packages: torch" not in major
+    b = str(tmp_path / "b.json")
+    short = compare_files(str(RICH), b, "text")
+    assert "System memory" in short and "5.15.0-105-generic" not in short and "--all" in short
+    full = compare_files(str(RICH), b, "text", all_rows=True)
+    assert "Python package torch" in full and "Other differences (4)" in full
+    for lang in ("en", "zh"):
+        out = compare_files(str(RICH), b, "text", lang=lang, all_rows=True)
+        for raw in ("total_bytes", "cpu.stream", "packages:", "triad_gbps", "readiness", "os_release"):
+            assert raw not in out, (lang, raw)
+    assert "\u7cfb\u7edf\u5185\u5b58" in compare_files(str(RICH), b, "text", lang="zh")     # system memory
+
+
+def test_a_small_benchmark_wobble_is_not_a_difference_that_matters(tmp_path):
+    d = rich_dict()
+    d["benchmarks"]["cpu"]["stream"]["triad_gbps"] *= 1.02          # +2 %: run-to-run noise
+    changes = compare(load_report(str(RICH)), load_report(write(tmp_path, "b.json", d)))
+    assert [(c["item"], c["major"]) for c in changes] == [("cpu.stream.triad_gbps", False)]

@@ -71,26 +71,31 @@ def test_fixtures_are_what_they_claim():
 def test_text_summary_lists_every_device_and_the_essentials():
     out = render(load("rich"), "text")
     lines = out.splitlines()
-    dev_lines = [ln for ln in lines if re.match(r"\s+\[\d+\] ", ln)]
+    head = lines.index("Accelerators:") + 1
+    assert lines[head].split()[:3] == ["#", "Kind", "Name"]          # the devices' table, aligned
+    dev_lines = [ln for ln in lines[head + 1:head + 12] if re.match(r"\s+\d+  ", ln)]
     assert len(dev_lines) == 9
     assert sum("NVIDIA H100 80GB HBM3" in ln and ln.endswith("ready") for ln in dev_lines) == 8
+    assert len({ln.index("pci ") for ln in dev_lines}) == 1           # one column for the address
     dpu = next(ln for ln in dev_lines if "BlueField-3" in ln)
     assert "runtime missing" in dpu
-    assert "Fix: Install the NVIDIA DOCA host package" in out      # the fix of a non-ready device
+    assert "Fix: the DOCA runtime is not installed — Install the NVIDIA DOCA host package" in out
     assert "Intel(R) Xeon(R) Platinum 8480+" in out and "sapphirerapids" in out
-    assert "2 socket(s) × 56 cores × 2 threads = 112 cores / 224 threads" in out
+    assert "112 cores / 224 threads" in out
     assert "amx_tile" in out and "avx512_bf16" in out
-    assert "1.9 TiB total" in out
-    assert "torch 2.5.1+cu124" in out and "cuda_toolkit 12.4" in out
-    assert "STREAM triad, all threads: 524.8 GB/s" in out and "STREAM triad, one thread: 18.4 GB/s" in out
-    assert "GPU 0 (1 of 8 alike) triad (device memory): 3,012.4 GB/s (89.9 % of peak)" in out
+    assert "Total: 1.9 TiB" in out
+    assert re.search(r"torch +2\.5\.1\+cu124", out) and re.search(r"cuda_toolkit +12\.4", out)
+    assert re.search(r"STREAM triad, all threads +524\.8 +GB/s", out)
+    assert re.search(r"STREAM triad, one thread +18\.4 +GB/s", out)
+    assert re.search(r"GPU 0 \(1 of 8 alike\) triad \(device memory\) +3,012\.4 +GB/s +89\.9 %", out)
     assert "GPU 1 " not in out                      # eight alike cards: shown once
-    route_lines = [ln for ln in lines if ln.startswith("  GPU computing")]
+    route_lines = [ln for ln in lines if ln.startswith("    GPU computing")]
     assert route_lines and route_lines[0].split()[2] == "ready"           # the verdict column
-    step = lines[lines.index(route_lines[0]) + 1].strip()
-    assert step.startswith("\u2192 ") and "gpu.setup-check" not in step   # the first step by its title
+    assert "First step: Check the driver and install a GPU framework" in out   # the first step by its title
+    assert "gpu.setup-check" not in out
     assert "largest LLM that fits" in out                             # estimates
-    assert "error opencl: ICD" in out and "timeout rocm" in out       # probe failures
+    assert re.search(r"opencl +error", out) and re.search(r"rocm +timeout", out)   # probe failures
+    assert "memory.available_bytes" not in out and "benchmarks.cpu" not in out     # sources in words
 
 
 def test_text_without_benchmarks_or_devices():
@@ -879,7 +884,8 @@ def test_reports_say_where_to_start_and_speak_the_readers_language():
     report = advise(run_probes(ProbeContext(root=str(tree)), timeout_s=10))
     text = render(report, "text")
     start = text.split("Start here:\n", 1)[1].splitlines()
-    assert start[0].startswith("  1. Find your edge accelerator") and "(Edge AI" in start[0]
+    first = next(ln for ln in start if not ln.split()[0] in ("Goal:", "Step"))
+    assert first.startswith("    Find your edge accelerator") and "Edge AI" in first
     assert "## Start here" in render(report, "markdown")
     assert "Start here" in render(report, "html")
     zh = render(report, "text", lang="zh")

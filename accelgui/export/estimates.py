@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from accelgui.export.common import num
-from accelgui.export.labels import label, tr, word
+from accelgui.export.labels import in_words, label, tr, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, fmt_value
 from accelgui.export.sanitize import clean, label_text
 from accelgui.export.table import Table
@@ -75,8 +75,8 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
         for t in tables:
             t.level = 3
         return [Table("estimates", L("estimates"), None, kv)] + tables
-    summary = [clean(tr(x, lang)) for x in estimates.get("summary") or [] if x]
-    notes = " ".join(clean(tr(x, lang)) for x in estimates.get("notes") or [] if x)
+    summary = [clean(in_words(tr(x, lang), lang)) for x in estimates.get("summary") or [] if x]
+    notes = " ".join(clean(in_words(tr(x, lang), lang)) for x in estimates.get("notes") or [] if x)
     out = [Table("estimates", L("estimates"), [L("summary")], [[x] for x in summary],
                  note=(f"{L('basis')}: {word(estimates.get('basis'), lang)}. " if estimates.get("basis") else "")
                  + notes)]
@@ -88,7 +88,7 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
                          ("flops_gflops", "flops_source")):
             if dev.get(key) is not None:
                 facts.append(f"{fmt_value(key, dev[key], lang)}"
-                             + (f" ({clean(dev.get(src))})" if dev.get(src) else ""))
+                             + (f" ({clean(in_words(tr(dev.get(src), lang), lang))})" if dev.get(src) else ""))
         def llm_cell(r):
             if not r.get("fits"):
                 return L("too_big") + (f" ({fmt_bytes(r['total_bytes'], lang)})"
@@ -104,16 +104,16 @@ def estimate_sections(estimates, lang: str = "en") -> list["Table"]:
         if llm:
             quants, rows = _grid(llm, "quant", llm_cell)
             out.append(Table("estimates_llm", f"{name}: {L('llm_fit')}", [L("model_size")] + quants,
-                             rows, note="; ".join(facts) or None, level=3))
+                             rows, note="; ".join(facts) or None, level=3, in_summary=False))
         ft = [r for r in dev.get("finetune") or [] if isinstance(r, dict)]
         if ft:
             methods, rows = _grid(ft, "method", lambda r: (L("fits") if r.get("fits") else L("too_big")) + (
                 f", {fmt_bytes(r['bytes'], lang)}" if r.get("bytes") is not None else ""))
             out.append(Table("estimates_finetune", f"{name}: {L('finetune')}", [L("model_size")] + methods,
-                             rows, level=3))
+                             rows, level=3, in_summary=False))
     formulas = estimates.get("formulas")
     if isinstance(formulas, dict) and formulas:
         out.append(Table("estimates_formulas", L("formulas"), None,
                          [[label_text(k), clean(tr(v, lang))] for k, v in formulas.items()], level=3,
-                         on_paper=False))
+                         on_paper=False, in_summary=False))
     return out

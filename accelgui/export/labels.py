@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import re
+
 from accelgui import l10n
 
 LANGS = l10n.LANGUAGES
@@ -43,3 +45,40 @@ def tr(obj, lang: str = "en") -> str | None:
         key = l10n.lang_code(lang)
         return obj.get(key) or obj.get("en") or next((v for v in obj.values() if v), None)
     return str(obj)
+
+
+_UNIT_SUFFIXES = ("_bytes", "_gbps", "_gflops", "_tflops", "_mhz", "_ns", "_ms", "_s", "_w",
+                  "_pct", "_percent")
+
+
+def field_label(key: str, lang: str = "en") -> str:
+    """A report field's label in ``lang``: the catalogue's (``app.hw.<key>``), else the name in
+    words without its unit suffix ("memory_cap_bytes" -> "Memory cap"); the unit goes into the
+    value."""
+    text = known("app.hw." + key, lang, None)
+    if text is not None:
+        return text
+    base = key
+    for suffix in _UNIT_SUFFIXES:
+        if base.endswith(suffix) and len(base) > len(suffix):
+            base = base[: -len(suffix)]
+            break
+    words = base.replace("_", " ").replace("-", " ").strip()
+    return (words[:1].upper() + words[1:]) if words else key
+
+
+#: a report field named by its path inside a text ("measured (benchmarks.gpu.0.triad_gbps)")
+_FIELD_PATH = re.compile(r"\b(?:benchmarks|memory|cpu|devices\[\d+\])(?:\.[A-Za-z_][A-Za-z0-9_]*|\.\d+)+")
+
+
+def field_path_words(path: str, lang: str = "en") -> str:
+    """The words for a report field path: the ``refs.<path>`` catalogue entry, indices left out
+    (``devices[2].details.memory_bytes`` -> ``refs.devices.details.memory_bytes``), else the
+    label of its last part."""
+    norm = re.sub(r"\[\d+\]", "", re.sub(r"\.\d+(?=\.|$)", "", path))
+    return known("refs." + norm, lang, None) or field_label(norm.rsplit(".", 1)[-1], lang).lower()
+
+
+def in_words(text: str, lang: str = "en") -> str:
+    """``text`` with every report field path in it replaced by words."""
+    return _FIELD_PATH.sub(lambda m: field_path_words(m.group(0), lang), text) if text else text

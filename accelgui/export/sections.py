@@ -4,6 +4,7 @@ sections so the formats never disagree."""
 
 from __future__ import annotations
 
+from accelgui import benchmarks as bench_model
 from accelgui import l10n
 from accelgui.export import benchmarks
 from accelgui.export.common import num
@@ -23,6 +24,16 @@ def probe_counts(report) -> dict:
     for p in report.probes:
         counts[p.status] = counts.get(p.status, 0) + 1
     return counts
+
+
+def cpu_clock_text(report, lang: str = "en") -> str:
+    """The CPU's clock range from the probe, else the clock the benchmark measured, else ""."""
+    c = report.cpu
+    if c.max_mhz:
+        return label("clock_range", lang, max=fmt_num(c.max_mhz), min=fmt_num(c.min_mhz)) if c.min_mhz \
+            else label("clock_max", lang, max=fmt_num(c.max_mhz))
+    measured = bench_model.figure(benchmarks.section(report), "cpu.theoretical.clock_mhz")
+    return label("clock_measured", lang, mhz=fmt_num(measured)) if measured else ""
 
 
 def build_sections(report, lang: str = "en") -> list[Table]:
@@ -59,9 +70,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
         plat.append([L("bios"), bios])
     sections.append(Table("platform", L("platform"), None, plat))
 
-    clock = ""
-    if c.max_mhz:
-        clock = f"{fmt_num(c.max_mhz)} MHz max" + (f", {fmt_num(c.min_mhz)} MHz min" if c.min_mhz else "")
+    clock = cpu_clock_text(report, lang)
     cpu_rows = [
         [L("model"), U(c.model_name)],
         [L("vendor"), " / ".join(x for x in (label_text(c.vendor), label_text(c.vendor_id)) if x) or L("unknown")],
@@ -97,10 +106,13 @@ def build_sections(report, lang: str = "en") -> list[Table]:
                          word(d.readiness, lang), remedy,
                          ", ".join(device_highlights(d, lang)[1 if mem is not None else 0:])])
         dev_status.append(d.readiness)
+    unsure = [pr.name for pr in report.probes if pr.name in ("pci", "usb", "accel", "soc")
+              and pr.status in ("partial", "error", "timeout")]
+    no_devices = l10n.tr("safety.devices.unsure", lang, probes=", ".join(unsure)) if unsure else L("no_devices")
     sections.append(Table("devices", L("devices"),
                           ["#", L("kind"), L("vendor"), L("name"), L("address"), L("pci_id"),
                            L("driver"), L("device_memory"), L("readiness"), L("fix"), L("details")],
-                          dev_rows, note=None if dev_rows else L("no_devices"),
+                          dev_rows, note=None if dev_rows else no_devices,
                           status_col=8, status_keys=dev_status, wide_cols=[2, 5, 10]))
 
     sw = report.software
@@ -141,9 +153,11 @@ def build_sections(report, lang: str = "en") -> list[Table]:
 
     prow, pstat = [], []
     for pr in report.probes:
+        warnings = [clean(l10n.field_text(w, "reason", lang)) for w in getattr(pr, "warnings", None) or []
+                    if isinstance(w, dict)]        # inputs the probe could not use
         prow.append([label_text(pr.name), word(pr.status, lang),
                      fmt_num(round(pr.elapsed_ms, 1)) if num(pr.elapsed_ms) is not None else "",
-                     clean(pr.error)])
+                     "; ".join(x for x in [clean(pr.error)] + warnings if x)])
         pstat.append(pr.status)
     counts = probe_counts(report)
     sections.append(Table("probes", L("probes"), [L("probe"), L("status"), L("elapsed"), L("error")],

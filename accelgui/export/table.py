@@ -18,6 +18,7 @@ class Table:
     wide_cols: list[int] = field(default_factory=list)     # columns left out on paper (pdf)
     col_widths: list[int] = field(default_factory=list)    # column widths in % (html, pdf)
     on_paper: bool = True              # False: left out of the PDF (reference material)
+    in_summary: bool = True            # False: left out of the terminal summary (detail grids)
 
     def narrow(self) -> "Table":
         """The same table without its ``wide_cols`` (for A4 output)."""
@@ -28,4 +29,5 @@ class Table:
         widths = [self.col_widths[i] for i in keep] if len(self.col_widths) == len(self.headers) else []
         return Table(self.key, self.title, [self.headers[i] for i in keep],
                      [[row[i] for i in keep if i < len(row)] for row in self.rows], self.note,
-                     self.level, status, self.status_keys, [], widths, self.on_paper)
+                     self.level, status, self.status_keys, [], widths, self.on_paper,
+                     self.in_summary)

@@ -1,182 +1,103 @@
-"""Text: a compact human summary for a terminal.
+"""Text: the report for a terminal, from the same section tables as Markdown, HTML and PDF
+(:func:`accelgui.export.sections.build_sections`), so the formats never disagree.
 
-Every value passes through :func:`common.clean`, so a DMI string or device name holding
-terminal escape sequences, bell characters or bidi overrides prints as plain text.
+A key/value table prints as ``label: value`` lines; a column table as aligned columns, padded
+by display width (a CJK character takes two terminal cells), with the columns too wide for a
+line printed under their row as ``header: value``. Every value was cleaned by the sections
+(:func:`common.clean`), so a DMI string or device name holding terminal escape sequences, bell
+characters or bidi overrides prints as plain text.
 """
 
 from __future__ import annotations
 
-from accelgui.export import benchmarks as EB
+import unicodedata
+
 from accelgui.export import common as C
-from accelgui.export.advice import goal_line, start_rows
-from accelgui.l10n import field_text
+from accelgui.export.table import Table
+
+WIDTH = 120          # the line a terminal report aims at (a maximised terminal is wider)
+CELL_MAX = 40        # a column with a longer cell (reasons, fixes) prints under its row
+FIRST_MAX = 60       # the first column (what a row is about) is cut to this many cells
 
 
-def _join(parts, sep=" · ") -> str:
-    return sep.join(p for p in parts if p)
+def cells(text: str) -> int:
+    """The terminal cells ``text`` takes: two for wide and full-width characters, none for
+    combining marks."""
+    n = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return n
 
 
-def _wrap(prefix: str, items: list[str], width: int = 100, indent: int = 11) -> list[str]:
-    """Lay a list of short items out after a prefix, wrapped on word boundaries."""
-    lines, line = [], prefix
-    for item in items:
-        candidate = f"{line}{item}" if line.endswith(": ") or line == prefix else f"{line}, {item}"
-        if len(candidate) > width and line != prefix:
-            lines.append(line + ",")
-            line = " " * indent + item
-        else:
-            line = candidate
-    lines.append(line)
-    return lines
+def pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - cells(text))
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, an ellipsis where it was cut."""
+    if cells(text) <= width:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = cells(ch)
+        if used + w > width - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out).rstrip() + "…"
+
+
+def _kv_lines(t: Table, indent: str) -> list[str]:
+    return [f"{indent}{k}: {v}" if k else f"{indent}  {v}" for k, v in t.rows]
+
+
+def _column_lines(t: Table, indent: str) -> list[str]:
+    t = t.narrow()
+    headers = t.headers or []
+    if len(headers) == 1:                         # a list: one item per line, never cut
+        return [f"{indent}- {row[0]}" for row in t.rows if row and row[0]]
+    longest = [max([cells(h)] + [cells(r[i]) for r in t.rows if i < len(r)]) for i, h in enumerate(headers)]
+    widths = [min(w, FIRST_MAX if i == 0 else CELL_MAX) for i, w in enumerate(longest)]
+    inline = [i for i, w in enumerate(longest) if w <= CELL_MAX or i == 0]
+    room = WIDTH - len(indent) - 2 * (len(inline) - 1)
+    while sum(widths[i] for i in inline) > room and len(inline) > 2:
+        inline.remove(max(inline[1:], key=lambda i: widths[i]))     # the widest goes under
+    below = [i for i in range(len(headers)) if i not in inline]
+
+    def line(row: list[str]) -> str:
+        parts = [pad(cut(row[i] if i < len(row) else "", widths[i]), widths[i]) for i in inline]
+        return (indent + "  ".join(parts)).rstrip()
+
+    out = [line(headers)]
+    for row in t.rows:
+        out.append(line(row))
+        for i in below:
+            value = row[i] if i < len(row) else ""
+            if value:
+                out.append(f"{indent}    {headers[i]}: {value}")
+    return out
+
+
+def table_lines(t: Table) -> list[str]:
+    """One section table as terminal lines: its title, then its rows, then its note."""
+    indent = "  " * t.level
+    out = [f"{'  ' * (t.level - 2)}{t.title}:"]
+    if t.note:                                   # a table's note sums it up: before its rows
+        out.append(f"{indent}{t.note}")
+    if t.rows:
+        out += _kv_lines(t, indent) if t.headers is None else _column_lines(t, indent)
+    return out
+
+
+def render_tables(tables: list[Table]) -> list[str]:
+    out: list[str] = []
+    for t in tables:
+        out += table_lines(t)
+    return out
 
 
 def render(report, lang: str = "en") -> str:
-    L = lambda k, **f: C.label(k, lang, **f)  # noqa: E731
-    U = lambda v: C.or_unknown(v, lang)  # noqa: E731
-    p, c, m = report.platform, report.cpu, report.memory
-    out: list[str] = []
-
-    def head(key: str) -> str:
-        return f"{L(key)}:"
-
-    out.append(f"{L('title')} — accelgui {C.label_text(report.accelgui_version)}, "
-               f"{C.label_text(report.created)} (schema {C.label_text(report.schema_version)})")
-    if report.sysroot and report.sysroot != "/":
-        out.append(f"{L('sysroot')}: {C.clean(report.sysroot)}")
-
-    # platform
-    system = C.dmi_text(p.dmi, "sys_vendor", "product_name")
-    cloud = p.cloud if isinstance(p.cloud, dict) else None
-    virt = _join([C.label_text(p.virtualization), C.label_text(p.container),
-                  _join([C.label_text(cloud.get("provider")), C.label_text(cloud.get("instance_type"))], " ")
-                  if cloud else ""], ", ")
-    out.append(f"{head('platform')} " + _join([
-        U(p.os_release or p.os), f"{L('kernel')} {U(p.kernel)}", U(p.machine),
-        f"{L('hostname')}: {C.hostname_text(report, lang)}" if p.hostname or C.is_redacted(report) else "",
-        system, virt]))
-    if C.is_redacted(report):
-        out.append(f"{L('redaction')}: {L('redaction_done')}")
-
-    # cpu
-    cpu_line = _join([C.label_text(c.model_name) or L("unknown"), C.label_text(c.microarchitecture),
-                      C.cpu_topology(c, lang),
-                      f"{C.fmt_num(c.max_mhz)} MHz" if c.max_mhz else ""])
-    out.append(f"{head('cpu')} {cpu_line}")
-    feats = C.key_features(c)
-    if feats:
-        out.append(f"  {L('features')}: " + " ".join(C.label_text(f) for f in feats))
-    caches = C.cache_text(c)
-    if caches:
-        out.append(f"  {L('caches')}: {caches}")
-
-    # memory
-    out.append(f"{head('memory')} " + _join([
-        f"{C.fmt_bytes(m.total_bytes, lang)} {L('total').lower()}",
-        f"{C.fmt_bytes(m.available_bytes, lang)} {L('available').lower()}",
-        f"{m.numa_nodes} {L('numa_nodes')}" if m.numa_nodes else ""]))
-
-    # devices
-    out.append(f"{head('devices')} {len(report.devices)}" if report.devices
-               else f"{head('devices')} {L('no_devices')}")
-    for i, d in enumerate(report.devices):
-        facts = C.device_highlights(d, lang)
-        where = _join([C.label_text(d.address), C.label_text(d.pci_id or d.usb_id)], " ")
-        line = (f"  [{i}] {C.word(d.kind, lang)}{' (' + L('integrated') + ')' if d.integrated else ''} "
-                f"{C.label_text(d.vendor) or L('unknown')} {C.label_text(d.name) or L('unknown')}"
-                + (f" @ {where}" if where else "")
-                + (f" ({', '.join(facts)})" if facts else "")
-                + (f", {L('driver').lower()} {C.label_text(d.driver)}" if d.driver else "")
-                + f" — {C.word(d.readiness, lang)}")
-        out.append(line)
-        if d.readiness != "ready":
-            why, fix = field_text(d, "readiness_reason", lang), field_text(d, "fix", lang)
-            if why:
-                out.append(f"      {L('reason')}: {C.clean(why)}")
-            if fix:
-                out.append(f"      {L('fix')}: {C.clean(fix)}")
-
-    # software
-    sw = report.software
-    out.append(f"{head('software')}")
-    if sw.packages:
-        out.extend(_wrap(f"  {L('packages')}: ",
-                         [f"{C.label_text(k)} {C.clean(v)}" for k, v in sorted(sw.packages.items())]))
-    if sw.toolkits:
-        out.extend(_wrap(f"  {L('toolkits')}: ",
-                         [f"{C.label_text(k)} {C.clean(v) or L('unknown')}" for k, v in sorted(sw.toolkits.items())
-                          if v is not None]
-                         or [L("none")]))
-    if sw.providers:
-        out.extend(_wrap(f"  {L('providers')}: ", [C.label_text(x) for x in sw.providers]))
-    if not (sw.packages or sw.toolkits or sw.providers):
-        out[-1] += f" {L('none')}"
-
-    # benchmarks
-    b = report.benchmarks
-    if isinstance(b, dict) and b:
-        out.append(head("benchmarks"))
-        out.extend(EB.text_lines(report, lang))   # headline figures and notices
-
-    # where to start (as the other formats: before the routes), then the routes: a compact
-    # table (route, verdict, first reason), the first step under each
-    first = start_rows(report, lang)          # the report's advice (accelgui.export.advice)
-    goal = goal_line(report, lang)
-    if first or goal:
-        out.append(head("start_here"))
-        if goal:
-            out.append(f"  {C.clean(goal)}")
-        for i, (step, route, why) in enumerate(first, 1):
-            out.append(f"  {i}. {_cut(C.clean(step), 80)} ({C.clean(route)})")
-            if why:
-                out.append(f"     {_cut(C.clean(why), 110)}")
-    if report.routes:
-        out.append(head("routes"))
-        rows = [(_cut(C.route_title(r, lang), 40), C.word(r.status, lang), C.first_reason_text(r, lang),
-                 C.first_step_text(r, lang)) for r in report.routes]
-        w1 = max(len(L("route")), *(len(r[0]) for r in rows))
-        w2 = max(len(L("verdict")), *(len(r[1]) for r in rows))
-        out.append(f"  {L('route'):<{w1}}  {L('verdict'):<{w2}}  {L('first_reason')} / {L('first_step')}")
-        for title, verdict, reason, step in rows:
-            out.append(f"  {title:<{w1}}  {verdict:<{w2}}  {_cut(reason, 110)}")
-            if step:
-                out.append(f"  {'':<{w1}}  {'':<{w2}}  \u2192 {_cut(step, 110)}")
-
-    # estimates
-    if isinstance(report.estimates, dict) and report.estimates:
-        out.append(head("estimates"))
-        summary = report.estimates.get("summary")
-        if isinstance(summary, list) and summary:
-            for line in summary:
-                out.append(f"  - {C.clean(C.tr(line, lang))}")
-            if report.estimates.get("basis"):
-                out.append(f"  ({L('basis')}: {C.word(report.estimates.get('basis'), lang)})")
-        else:
-            kv, tables = C.estimate_tables(report.estimates, lang)
-            for k, v in kv:
-                out.append(f"  {k}: {v}")
-            for t in tables:
-                out.append(f"  {t.title}:")
-                for row in t.rows[:8]:
-                    out.append("    " + ", ".join(f"{h}={v}" for h, v in zip(t.headers or [], row) if v))
-
-    # probes
-    counts = C.probe_counts(report)
-    if report.probes:
-        out.append(f"{head('probes')} {L('probes_summary', **counts)}")
-        for pr in report.probes:
-            if pr.status in ("error", "timeout"):
-                out.append(f"  {C.word(pr.status, lang)} {C.label_text(pr.name)}: {C.clean(pr.error)}")
-            for w in getattr(pr, "warnings", None) or []:      # inputs the probe could not use
-                if isinstance(w, dict):
-                    out.append(f"  {C.label_text(pr.name)}: {C.clean(field_text(w, 'reason', lang))}")
-        unsure = [pr.name for pr in report.probes if pr.name in ("pci", "usb", "accel", "soc")
-                  and pr.status in ("partial", "error", "timeout")]
-        if unsure and not report.devices:       # "no accelerator" cannot be claimed then
-            from accelgui.l10n import tr
-
-            out.append("  " + tr("safety.devices.unsure", lang, probes=", ".join(unsure)))
-    return "\n".join(out) + "\n"
+    sections = [t for t in C.build_sections(report, lang) if t.in_summary]
+    return "\n".join([C.label("title", lang)] + render_tables(sections)) + "\n"

@@ -20,13 +20,15 @@ UP, DOWN = "#2e7d32", "#c0392b"
 # -- the comparison: accelgui.compare's change records, values formatted as in its exports ---
 
 def compare_rows(a, b, lang: str = "en") -> list[dict]:
-    """[{"section", "field", "a", "b", "change_pct", "kind"}] of what differs from report ``a``
-    to report ``b``; values formatted by the unit in their key, device fixes in ``lang``."""
+    """[{"section", "field", "a", "b", "change_pct", "kind", "major"}] of what differs from report
+    ``a`` to report ``b``, the differences that matter first; ``field`` in words, values formatted
+    with their units, device fixes in ``lang``."""
     from accelgui.compare import compare, format_side
 
-    return [{"section": c["section"], "field": c["item"], "a": format_side(c, "a", lang) or None,
-             "b": format_side(c, "b", lang) or None, "change_pct": c["pct_change"], "kind": c["change"]}
-            for c in compare(a, b, lang)]
+    rows = [{"section": c["section"], "field": c["label"], "a": format_side(c, "a", lang) or None,
+             "b": format_side(c, "b", lang) or None, "change_pct": c["pct_change"], "kind": c["change"],
+             "major": c["major"]} for c in compare(a, b, lang)]
+    return sorted(rows, key=lambda r: not r["major"])
 
 
 class CompareView(QWidget):
@@ -87,8 +89,13 @@ class CompareView(QWidget):
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.result_label, 1)
+        self.all_button = QPushButton()
+        self.all_button.setCheckable(True)
+        self.all_button.setVisible(False)
+        self.all_button.toggled.connect(lambda _on: self._fill(self.rows))
+        row.addWidget(self.all_button)
         cmp.body.addLayout(row)
-        self.table = QTableWidget(0, 5)
+        self.table = QTableWidget(0, 4)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
@@ -97,12 +104,11 @@ class CompareView(QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setColumnWidth(1, 260)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setColumnWidth(0, 340)
         cmp.body.addWidget(self.table, 1)
         body.addWidget(cmp, 1)
         self._compared = None      # (lang, path A, shown report) of the comparison on screen
@@ -125,9 +131,15 @@ class CompareView(QWidget):
         self.browse_a.setText(self.tr("Browse…"))
         self.browse_b.setText(self.tr("Browse…"))
         self.compare_button.setText(self.tr("Compare"))
-        self.table.setHorizontalHeaderLabels([self.tr("Section"), self.tr("Field"), self.tr("A"),
-                                              self.tr("B"), self.tr("Change")])
+        self.table.setHorizontalHeaderLabels([self.tr("What"), self.tr("A"), self.tr("B"), self.tr("Change")])
+        self._all_button_text()
         self.render(self.state)
+
+    def _all_button_text(self) -> None:
+        minor = sum(not r["major"] for r in self.rows)
+        self.all_button.setVisible(minor > 0)
+        self.all_button.setText(self.tr("Show only the differences that matter") if self.all_button.isChecked()
+                                else self.tr("Show all, {n} more").format(n=minor))
 
     def render(self, state: ViewState) -> None:
         self.state = state
@@ -174,8 +186,8 @@ class CompareView(QWidget):
         name_a = os.path.basename(path_a) if path_a else self.tr("the report shown now")
         name_b = os.path.basename(path_b)
         if rows:
-            self.result_label.setText(self.tr("{n} differences between {a} and {b}.").format(
-                n=len(rows), a=name_a, b=name_b))
+            self.result_label.setText(self.tr("{n} differences between {a} and {b}, {major} that matter.").format(
+                n=len(rows), a=name_a, b=name_b, major=sum(r["major"] for r in rows)))
         else:
             self.result_label.setText(self.tr("No differences that matter between {a} and {b}.").format(
                 a=name_a, b=name_b))
@@ -185,14 +197,19 @@ class CompareView(QWidget):
     def _show_error(self, message: str) -> None:
         self.table.setRowCount(0)
         self.rows = []
+        self._all_button_text()
         self._compared = None
         self.result_label.setText(message)
         self.result_label.setStyleSheet(f"color: {READINESS_COLOURS['driver-missing']};")
 
     def _fill(self, rows: list[dict]) -> None:
+        """The differences that matter, or all of them when the toggle is on (those first)."""
+        self._all_button_text()
+        if not self.all_button.isChecked() and any(r["major"] for r in rows):
+            rows = [r for r in rows if r["major"]]
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
-            cells = [row["section"], row["field"], row["a"] or "—", row["b"] or "—"]
+            cells = [row["field"], row["a"] or "—", row["b"] or "—"]
             change = row.get("change_pct")
             kinds = {"added": self.tr("only in B"), "removed": self.tr("only in A")}
             cells.append(export_common.fmt_change(change) if isinstance(change, (int, float))
@@ -200,7 +217,7 @@ class CompareView(QWidget):
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
-                if j == 4 and isinstance(change, (int, float)) and change:
+                if j == 3 and isinstance(change, (int, float)) and change:
                     item.setForeground(QBrush(QColor(UP if change > 0 else DOWN)))
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)

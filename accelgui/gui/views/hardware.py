@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
 
 from accelgui import l10n
 from accelgui.export import common as C
-from accelgui.export.labels import known
+from accelgui.export.labels import field_label, known
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
                                        source_text)
@@ -29,8 +29,6 @@ LADDER_STEPS = ("present", "driver", "node", "access", "runtime")
 _CHECK_STEPS = {"driver": "driver", "device_node": "node", "access": "access", "runtime": "runtime"}
 #: where a readiness word stops the ladder (derived ladders of older reports)
 _READINESS_STOP = {"driver-missing": "driver", "no-access": "access", "runtime-missing": "runtime"}
-_UNIT_SUFFIXES = ("_bytes", "_gbps", "_gflops", "_tflops", "_mhz", "_ns", "_ms", "_s", "_w",
-                  "_pct", "_percent")
 #: how buses spell themselves (report values are lower-case ids; vendors: probes/data/vendors.json)
 BUS_NAMES = {"pci": "PCI", "usb": "USB", "pcie": "PCIe"}
 _SHOWN_ELSEWHERE = {"readiness_checks", "ladder", "index", "compute_capability_str"}
@@ -61,21 +59,6 @@ class Page:
 
 def _t(key: str, lang: str, **params) -> str:
     return l10n.tr("app.hw." + key, lang, **params)
-
-
-def field_label(key: str, lang: str) -> str:
-    """A report field's label in ``lang``: the catalogue's, else the name in words without its
-    unit suffix ("memory_cap_bytes" -> "Memory cap"); the unit goes into the value."""
-    text = known("app.hw." + key, lang, None)
-    if text is not None:
-        return text
-    base = key
-    for suffix in _UNIT_SUFFIXES:
-        if base.endswith(suffix) and len(base) > len(suffix):
-            base = base[: -len(suffix)]
-            break
-    words = base.replace("_", " ").replace("-", " ").strip()
-    return (words[:1].upper() + words[1:]) if words else key
 
 
 def value_text(key: str, value, lang: str) -> str:
