@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from accelgui import benchmarks, l10n
-from accelgui.export import common as C
+from accelgui.export import common
 from accelgui.export.labels import field_label
 from accelgui.report import Report, device_text, load_report
 
@@ -45,7 +45,7 @@ def _change(section: str, item: str, a, b, label: str, key: str | None = None, m
     missing is a change, not a removal)."""
     kind = "changed" if field else "added" if a is None else "removed" if b is None else "changed"
     pct = None
-    if kind == "changed" and C.num(a) is not None and C.num(b) is not None and a:
+    if kind == "changed" and common.num(a) is not None and common.num(b) is not None and a:
         pct = round((b - a) / abs(a) * 100, 2)
     return {"section": section, "item": item, "label": label, "change": kind, "a": a, "b": b,
             "pct_change": pct, "key": key or item.rsplit(".", 1)[-1], "major": major}
@@ -77,8 +77,8 @@ def _device_key(d: dict, seen: dict) -> str:
 
 
 def _device_label(d: dict) -> str:
-    name = C.clean(d.get("name")) or C.clean(d.get("pci_id")) or "device"
-    return f"{name} @ {C.clean(d.get('address'))}" if d.get("address") else name
+    name = common.clean(d.get("name")) or common.clean(d.get("pci_id")) or "device"
+    return f"{name} @ {common.clean(d.get('address'))}" if d.get("address") else name
 
 
 def _platform_cpu_memory(da: dict, db: dict, lang: str) -> list[dict]:
@@ -130,7 +130,7 @@ def _devices(da: dict, db: dict, lang: str) -> list[dict]:
         xa, xb = devs_a.get(key), devs_b.get(key)
         if xa is None or xb is None:
             d = xb if xa is None else xa
-            text = f"{C.word(d.get('kind'), lang)}, {C.word(d.get('readiness'), lang)}"
+            text = f"{common.word(d.get('kind'), lang)}, {common.word(d.get('readiness'), lang)}"
             out.append(_change("devices", _device_label(d), None if xa is None else text,
                                text if xa is None else None, _device_label(d), key="device", major=True))
         else:
@@ -198,10 +198,10 @@ def compare(a: Report, b: Report, lang: str = "en") -> list[dict]:
     changes: list[dict] = []
     if da["schema_version"] != db["schema_version"]:
         changes.append(_change("report", "schema_version", da["schema_version"], db["schema_version"],
-                               C.label("schema", lang)))
+                               common.label("schema", lang)))
     for part in (_platform_cpu_memory, _devices, _software, _benchmarks):
         changes += part(da, db, lang)
-    titles = {r.id: C.route_title(r, lang) for r in list(a.routes) + list(b.routes)}
+    titles = {r.id: common.route_title(r, lang) for r in list(a.routes) + list(b.routes)}
     return changes + _routes_probes(da, db, lang, titles)
 
 
@@ -213,12 +213,12 @@ def format_side(change: dict, side: str, lang: str) -> str:
     if v is None:
         return "\u2014" if change["change"] == "changed" else ""
     if change["key"] in ("readiness", "status") and isinstance(v, str):
-        return C.word(v, lang)
+        return common.word(v, lang)
     if change.get("unit") and isinstance(v, (int, float)):
-        return f"{C.fmt_num(v)} {change['unit']}"
+        return f"{common.fmt_num(v)} {change['unit']}"
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return C.fmt_value(change["key"], v, lang)
-    return C.fmt_value("", v, lang) if isinstance(v, bool) else C.clean(v)
+        return common.fmt_value(change["key"], v, lang)
+    return common.fmt_value("", v, lang) if isinstance(v, bool) else common.clean(v)
 
 
 def change_text(change: dict, lang: str) -> str:
@@ -226,28 +226,28 @@ def change_text(change: dict, lang: str) -> str:
     if change["change"] != "changed":
         return _t("only_in_b" if change["change"] == "added" else "only_in_a", lang)
     if change["pct_change"] is not None:
-        return C.fmt_change(change["pct_change"])
-    return C.label("changed", lang)
+        return common.fmt_change(change["pct_change"])
+    return common.label("changed", lang)
 
 
 def sections(changes: list[dict], lang: str = "en") -> list:
     """The comparison as section tables: the major differences, then the others (folded by
     the faces that can fold), each in words."""
-    headers = [_t("col.what", lang), "A", "B", C.label("change", lang)]
+    headers = [_t("col.what", lang), "A", "B", common.label("change", lang)]
 
     def rows(items):
-        return [[C.clean(c["label"]), format_side(c, "a", lang), format_side(c, "b", lang), change_text(c, lang)]
+        return [[common.clean(c["label"]), format_side(c, "a", lang), format_side(c, "b", lang), change_text(c, lang)]
                 for c in items]
     major = [c for c in changes if c["major"]]
     minor = [c for c in changes if not c["major"]]
-    out = [C.Table("compare_major", _t("heading.major", lang, n=len(major)), headers, rows(major),
+    out = [common.Table("compare_major", _t("heading.major", lang, n=len(major)), headers, rows(major),
                    note=None if major else _t("none_major", lang), col_widths=[40, 22, 22, 16])]
     if minor:
         counts: dict[str, int] = {}
         for c in minor:
             counts[c["section"]] = counts.get(c["section"], 0) + 1
-        note = ", ".join(f"{C.label(s, lang) if s != 'report' else s} {n}" for s, n in counts.items())
-        out.append(C.Table("compare_minor", _t("heading.minor", lang, n=len(minor)), headers, rows(minor),
+        note = ", ".join(f"{common.label(s, lang) if s != 'report' else s} {n}" for s, n in counts.items())
+        out.append(common.Table("compare_minor", _t("heading.minor", lang, n=len(minor)), headers, rows(minor),
                            note=note, col_widths=[40, 22, 22, 16], in_summary=False))
     return out
 
@@ -258,8 +258,8 @@ def _meta(report: Report, path: str) -> dict:
 
 
 def _who(meta: dict) -> str:
-    host = C.clean(meta.get("hostname"))
-    return f"{C.clean(meta['file'])} ({C.clean(meta.get('created'))}{', ' + host if host else ''})"
+    host = common.clean(meta.get("hostname"))
+    return f"{common.clean(meta['file'])} ({common.clean(meta.get('created'))}{', ' + host if host else ''})"
 
 
 def render(changes: list[dict], meta_a: dict, meta_b: dict, fmt: str = "text", lang: str = "en",
@@ -268,7 +268,7 @@ def render(changes: list[dict], meta_a: dict, meta_b: dict, fmt: str = "text", l
     (``all_rows`` lists them too), Markdown and HTML fold them."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown compare format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    summary = C.label("no_differences", lang) if not changes else \
+    summary = common.label("no_differences", lang) if not changes else \
         _t("summary", lang, n=len(changes), major=sum(c["major"] for c in changes))
     if fmt == "json":
         return json.dumps({"a": meta_a, "b": meta_b, "identical": not changes,
@@ -286,22 +286,22 @@ def render(changes: list[dict], meta_a: dict, meta_b: dict, fmt: str = "text", l
     if fmt == "markdown":
         from accelgui.export.markdown import render_tables as md_tables
 
-        out = [f"# {C.esc_md(C.label('compare', lang))}", "", f"- A: {C.esc_md(_who(meta_a))}",
-               f"- B: {C.esc_md(_who(meta_b))}", "", f"**{C.esc_md(summary)}**"]
+        out = [f"# {common.esc_md(common.label('compare', lang))}", "", f"- A: {common.esc_md(_who(meta_a))}",
+               f"- B: {common.esc_md(_who(meta_b))}", "", f"**{common.esc_md(summary)}**"]
         for t in tables:
             body = md_tables([t], lang)
-            out += body if t.in_summary else ["", "<details>", f"<summary>{C.esc_md(t.title)}</summary>",
+            out += body if t.in_summary else ["", "<details>", f"<summary>{common.esc_md(t.title)}</summary>",
                                               *body[2:], "", "</details>"]
         return "\n".join(out) + "\n"
     from accelgui.export import html  # fmt == "html"
 
-    parts = [f"<h1>{html.E(C.label('compare', lang))}</h1><p class=\"meta\">A: {html.E(_who(meta_a))}<br>"
+    parts = [f"<h1>{html.E(common.label('compare', lang))}</h1><p class=\"meta\">A: {html.E(_who(meta_a))}<br>"
              f"B: {html.E(_who(meta_b))}</p><p><b>{html.E(summary)}</b></p>"]
     for t in tables:
         inner = (f"<h2>{html.E(t.title)}</h2>" + (html.table_html(t, lang) if t.rows else "")
                  + (f"<p class=\"meta\">{html.E(t.note)}</p>" if t.note else ""))
         parts.append(inner if t.in_summary else f"<details><summary>{html.E(t.title)}</summary>{inner}</details>")
-    return html.page(C.label("compare", lang), "".join(parts), lang)
+    return html.page(common.label("compare", lang), "".join(parts), lang)
 
 
 def compare_files(path_a: str, path_b: str, fmt: str = "text", lang: str = "en", all_rows: bool = False) -> str:

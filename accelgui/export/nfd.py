@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 
-from accelgui.export import common as C
+from accelgui.export import common
 
 PREFIX = "accelgui.io"
 MAX_BYTES = 64 * 1024
@@ -45,7 +45,7 @@ _PREFIX_OK = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a
 def sanitize(value, lower: bool = True) -> str:
     """Map any string onto the Kubernetes label alphabet: <= 63 chars of [A-Za-z0-9_.-],
     alphanumeric at both ends ("" when nothing is left)."""
-    text = C.label_text(value)    # cut as every exporter cuts a label, then to 63
+    text = common.label_text(value)    # cut as every exporter cuts a label, then to 63
     if lower:
         text = text.lower()
     text = re.sub(r"[^A-Za-z0-9_.-]+", "-", text)
@@ -87,7 +87,7 @@ def labels(report, prefix: str = PREFIX) -> dict[str, str]:
     for feat in CPU_FEATURES:
         if feat in present:
             put(f"cpu.{feat}", True)
-    if C.num(report.memory.total_bytes):
+    if common.num(report.memory.total_bytes):
         put("memory.total-gib", str(int(report.memory.total_bytes // 1024**3)))
     cloud = report.platform.cloud if isinstance(report.platform.cloud, dict) else None
     if cloud:
@@ -102,7 +102,7 @@ def labels(report, prefix: str = PREFIX) -> dict[str, str]:
         put(f"{kind}.present", True)
         put(f"{kind}.count", str(len(devs)))
         put(f"{kind}.ready.count", str(sum(1 for d in devs if d.readiness == "ready")))
-        mems = [C.device_memory(d) for d in devs if C.device_memory(d) is not None and not d.integrated]
+        mems = [common.device_memory(d) for d in devs if common.device_memory(d) is not None and not d.integrated]
         if mems:
             put(f"{kind}.memory-gib", str(min(mems) // 1024**3))
         vendors: dict[str, list] = {}
@@ -139,7 +139,7 @@ def render(report, lang: str = "en", prefix: str | None = None) -> str:
         raise ValueError(f"NFD label prefix {prefix!r} is not a usable DNS subdomain "
                          "(kubernetes.io namespaces are denied by nfd-master)")
     head = [f"# Node Feature Discovery feature file written by accelgui {sanitize(report.accelgui_version)}",
-            f"# report created {C.clean(report.created)[:40]}; install as "
+            f"# report created {common.clean(report.created)[:40]}; install as "
             "/etc/kubernetes/node-feature-discovery/features.d/accelgui"]
     lines = [f"{prefix}/{k}={v}" for k, v in labels(report, prefix).items()]
     text = "\n".join(head + lines) + "\n"

@@ -29,9 +29,9 @@ from __future__ import annotations
 import math
 import re
 
-from accelgui import benchmarks as B
-from accelgui.export import benchmarks as EB
-from accelgui.export import common as C
+from accelgui import benchmarks as bench
+from accelgui.export import benchmarks as bench_export
+from accelgui.export import common
 
 ROUTE_STATUSES = ("ready", "partial", "remote", "unavailable")
 PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
@@ -45,12 +45,12 @@ GB, NS = 1e9, 1e-9
 def escape_label(value) -> str:
     """A label value: cleaned, cut to 256 characters as every exporter cuts a label
     (``accelgui.export.sanitize.label_text``), then escaped."""
-    text = C.label_text(value) if value is not None else ""
+    text = common.label_text(value) if value is not None else ""
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 def escape_help(text: str) -> str:
-    return C.clean(text).replace("\\", "\\\\").replace("\n", "\\n")
+    return common.clean(text).replace("\\", "\\\\").replace("\n", "\\n")
 
 
 def _number(value) -> str:
@@ -127,7 +127,7 @@ def device_id(d, index: int) -> str:
     """accelgui's id of a device, as the endpoint labels it (``FAMILY:ADDRESS``,
     ``nvidia-gpu:0000:1b:00.0``); the kind and the report's index when it has neither."""
     family = d.family or ("nvidia-gpu" if _nvidia_gpu(d) else None)
-    address = C.label_text(d.address) if d.address else None
+    address = common.label_text(d.address) if d.address else None
     return f"{family or d.kind or 'accelerator'}:{address or index}"
 
 
@@ -144,7 +144,7 @@ def device_labels(d, index: int) -> dict:
 
 def part_of(report) -> str:
     """"benchmark" for a report that carries benchmarks, else "inventory"."""
-    return "benchmark" if EB.section(report) else "inventory"
+    return "benchmark" if bench_export.section(report) else "inventory"
 
 
 def render(report, lang: str = "en", part: str | None = None) -> str:
@@ -170,7 +170,7 @@ def _can_run(report) -> str | None:
     best = None
     for e in est.get("devices") or ():
         pick = e.get("largest_usable") if isinstance(e, dict) else None
-        if isinstance(pick, dict) and C.num(pick.get("params_b")) and (
+        if isinstance(pick, dict) and common.num(pick.get("params_b")) and (
                 best is None or pick["params_b"] > best[0]["params_b"]):
             best = (pick, e.get("device"))
     if best is None:
@@ -191,7 +191,7 @@ def _inventory(m: Metrics, report) -> None:
           cloud=(p.cloud or {}).get("provider") if isinstance(p.cloud, dict) else None,
           instance_type=(p.cloud or {}).get("instance_type") if isinstance(p.cloud, dict) else None,
           schema_version=report.schema_version, can_run=_can_run(report))
-    ts = C.created_epoch(report.created)
+    ts = common.created_epoch(report.created)
     m.add("accelgui_report_timestamp_seconds", "When the report was created (Unix time)",
           round(ts) if ts is not None else None)
 
@@ -200,7 +200,7 @@ def _inventory(m: Metrics, report) -> None:
     cores = c.sockets * c.cores_per_socket if (c.sockets and c.cores_per_socket) else None
     m.add("accelgui_cpu_cores", "Physical CPU cores over all sockets", cores)
     m.add("accelgui_cpu_max_frequency_hertz", "Maximum CPU clock",
-          c.max_mhz * 1e6 if C.num(c.max_mhz) else None)
+          c.max_mhz * 1e6 if common.num(c.max_mhz) else None)
     m.add("accelgui_cpu_feature", "CPU capability the advisor uses (1 = present)", None, feature="")
     for feat in c.features or []:
         m.add("accelgui_cpu_feature", "", 1, feature=feat)
@@ -208,7 +208,7 @@ def _inventory(m: Metrics, report) -> None:
 
     counts = dict.fromkeys(KINDS, 0)
     for d in report.devices:
-        kind = C.label_text(d.kind) or "accelerator"
+        kind = common.label_text(d.kind) or "accelerator"
         counts[kind] = counts.get(kind, 0) + 1
     for kind, n in counts.items():
         m.add("accelgui_devices", "Accelerators found, by kind (every known kind, 0 when none)", n, kind=kind)
@@ -235,13 +235,13 @@ def _inventory(m: Metrics, report) -> None:
         for status in PROBE_STATUSES:
             m.add("accelgui_probe_status", "", 1 if pr.status == status else 0, probe=pr.name, status=status)
         m.add("accelgui_probe_duration_seconds", "",
-              pr.elapsed_ms / 1000 if C.num(pr.elapsed_ms) is not None else None, probe=pr.name)
+              pr.elapsed_ms / 1000 if common.num(pr.elapsed_ms) is not None else None, probe=pr.name)
 
 
 def _scaled(value, factor):
     """``value`` in base units, rounded to 12 significant digits (524.8 GB/s is 524800000000.0,
     not 524799999999.99994)."""
-    v = C.num(value)
+    v = common.num(value)
     return None if v is None else float(f"{v * factor:.12g}")
 
 
@@ -251,12 +251,12 @@ def _sub(d: dict, key: str) -> dict:
 
 
 def _benchmark(m: Metrics, report) -> None:
-    b = EB.section(report)   # the reader of the benchmark contract (older shapes upgraded)
-    ts = C.created_epoch(report.created)
+    b = bench_export.section(report)   # the reader of the benchmark contract (older shapes upgraded)
+    ts = common.created_epoch(report.created)
     m.add("accelgui_benchmark_timestamp_seconds", "When the benchmarks were run (Unix time)",
           round(ts) if ts is not None and b else None)
     m.add("accelgui_benchmark_notices", "Notices about the benchmark run (disturbed, noisy, throttled)",
-          len(EB.notice_texts(report)) if b else None)
+          len(bench_export.notice_texts(report)) if b else None)
     cpu = _sub(b, "cpu")
     stream = _sub(cpu, "stream")
     st = _sub(stream, "single_thread")
@@ -275,12 +275,12 @@ def _benchmark(m: Metrics, report) -> None:
                   threads=threads)
     gemm = _sub(cpu, "gemm")
     for prec, blas in (("fp64", "dgemm"), ("fp32", "sgemm")):
-        value = C.num(gemm.get(f"{blas}_gflops"))
-        value = value if value is not None else C.num(gemm.get(f"{prec}_gflops"))
+        value = common.num(gemm.get(f"{blas}_gflops"))
+        value = value if value is not None else common.num(gemm.get(f"{prec}_gflops"))
         m.add(flops, "", _scaled(value, GB), precision=prec, kernel="gemm", threads="all")
     peak = "accelgui_benchmark_compute_peak_flop_per_second"
     m.add(peak, "Theoretical CPU FMA peak (FLOP per second)", None, precision="", kernel="", threads="")
-    theory = C.theory_finder(b)
+    theory = common.theory_finder(b)
     for prec in ("fp64", "fp32"):
         for suffix, threads in (("1t", "1"), ("mt", "all")):
             m.add(peak, "", _scaled(theory(f"{prec}_gflops_{suffix}")[0], GB), precision=prec, kernel="fma",
@@ -295,7 +295,7 @@ def _benchmark(m: Metrics, report) -> None:
     m.add("accelgui_benchmark_roofline_peak_bytes_per_second", "Roofline memory bandwidth peak "
           "(bytes per second)", _scaled(roof.get("peak_gbps"), GB))
     m.add("accelgui_benchmark_roofline_ridge_flop_per_byte", "Roofline ridge point (FLOP per byte)",
-          C.num(roof.get("ridge_flops_per_byte")))
+          common.num(roof.get("ridge_flops_per_byte")))
 
     gpu_labels = ("device", "pci_bus_id", "gpu", "UUID", "name")
     empty = dict.fromkeys(gpu_labels, "")
@@ -309,13 +309,13 @@ def _benchmark(m: Metrics, report) -> None:
           **empty)
     m.add(g_xfer, "Measured host<->device copy bandwidth, pinned memory (bytes per second)", None,
           direction="", **empty)
-    for e in C.gpu_entries(b):
+    for e in common.gpu_entries(b):
         ident = _gpu_ident(report, b, e)
-        m.add(g_bw, "", _scaled(C.gpu_value(e, *C.GPU_TRIAD), GB), kernel="triad", **ident)
-        m.add(g_peak, "", _scaled(C.gpu_value(e, *C.GPU_PEAK_BW), GB), **ident)
-        m.add(g_flops, "", _scaled(C.gpu_value(e, *C.GPU_FP32), GB), precision="fp32", kernel="fma", **ident)
+        m.add(g_bw, "", _scaled(common.gpu_value(e, *common.GPU_TRIAD), GB), kernel="triad", **ident)
+        m.add(g_peak, "", _scaled(common.gpu_value(e, *common.GPU_PEAK_BW), GB), **ident)
+        m.add(g_flops, "", _scaled(common.gpu_value(e, *common.GPU_FP32), GB), precision="fp32", kernel="fma", **ident)
         for direction in ("h2d", "d2h"):
-            m.add(g_xfer, "", _scaled(C.gpu_value(e, f"{direction}_gbps"), GB), direction=direction, **ident)
+            m.add(g_xfer, "", _scaled(common.gpu_value(e, f"{direction}_gbps"), GB), direction=direction, **ident)
 
 
 def _gpu_ident(report, b: dict, entry: dict) -> dict:
@@ -328,7 +328,7 @@ def _gpu_ident(report, b: dict, entry: dict) -> dict:
         if d.kind != "gpu":
             continue
         det = _details(d)
-        if B._gpu_key_for(b, d, det.get("index") if "index" in det else None) == key:
+        if bench._gpu_key_for(b, d, det.get("index") if "index" in det else None) == key:
             ident = device_labels(d, i)
             ident.pop("kind")
             return {**ident, "name": d.name or entry.get("name") or ""}

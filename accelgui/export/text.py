@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from accelgui.export import common as C
+from accelgui.export import common
 from accelgui.export.table import Table
 
 WIDTH = 120          # the line a terminal report aims at (a maximised terminal is wider)
@@ -99,5 +99,5 @@ def render_tables(tables: list[Table]) -> list[str]:
 
 
 def render(report, lang: str = "en") -> str:
-    sections = [t for t in C.build_sections(report, lang) if t.in_summary]
-    return "\n".join([C.label("title", lang)] + render_tables(sections)) + "\n"
+    sections = [t for t in common.build_sections(report, lang) if t.in_summary]
+    return "\n".join([common.label("title", lang)] + render_tables(sections)) + "\n"
