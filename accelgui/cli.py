@@ -7,167 +7,17 @@ only when that format is asked for.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from accelgui import METRICS_ADDRESS, __version__
+# the parser and what the commands share live in accelgui.options (the app reads the same
+# options); re-exported here, where scripts and tests have always found them
+from accelgui.options import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, apply_goal_option,
+                              build_parser, check_sysroot, lang_of)
 
-FORMATS = ("json", "text", "markdown", "html", "pdf", "prometheus", "nfd")
-COMPARE_FORMATS = ("text", "markdown", "html", "json")
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """Bad arguments the user can fix; exit code 2."""
-
-
-def _seconds(text: str) -> float:
-    """--timeout: a finite number of seconds above zero (inf would overflow a thread join,
-    0, negative or nan would time every probe out)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < 1e6:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and less than 1e6 seconds: {text!r}")
-    return value
-
-
-def _tokens(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
-    if not 1 <= n <= 10_000_000:
-        raise argparse.ArgumentTypeError("context must be between 1 and 10000000 tokens")
-    return n
-
-
-def _columns() -> int:
-    """The terminal's width as shutil.get_terminal_size reads it ($COLUMNS, else the terminal
-    of stdout, else 80), without importing shutil: argparse would, for every parser, and shutil
-    pulls in the compression modules (milliseconds of every headless start)."""
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        super().__init__(prog, indent_increment, max_help_position,
-                         _columns() - 2 if width is None else width)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="accelgui",
-        formatter_class=_HelpFormatter,
-        description="What this machine can do for accelerated computing. "
-                    "Without options, opens the desktop app.",
-        epilog="Examples: accelgui --probe --format text | accelgui --probe --bench quick "
-               "--output report.json | accelgui --routes --lang zh | "
-               "accelgui --compare old.json new.json")
-    mode = p.add_argument_group("what to do")
-    mode.add_argument("--probe", action="store_true", help="probe this machine and print a report")
-    mode.add_argument("--report", metavar="FILE",
-                      help="open a saved report in the app; with --format, render it (to --output)")
-    mode.add_argument("--routes", action="store_true", help="print the learning routes catalogue")
-    mode.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
-                      help="show what differs between two saved reports")
-    mode.add_argument("--record-tree", metavar="DIR",
-                      help="copy the files the probes read into DIR (redacted), for bug reports; "
-                           "replay with --sysroot DIR")
-    mode.add_argument("--done", metavar="STEP", action="append", default=[],
-                      help="mark a learning step as done (repeatable)")
-    mode.add_argument("--undo", metavar="STEP", action="append", default=[],
-                      help="mark a learning step as not done (repeatable)")
-    mode.add_argument("--facts", nargs="?", const="all", metavar="TABLE",
-                      help="print the dated fact tables (or one), this machine's rows marked")
-    mode.add_argument("--verify", metavar="STEP", action="append", default=[],
-                      help="run a learning step's check and record the evidence (repeatable)")
-    mode.add_argument("--install-desktop", action="store_true",
-                      help="install the desktop entry, AppStream metainfo and icons for this user "
-                           "($XDG_DATA_HOME or ~/.local/share)")
-    mode.add_argument("--uninstall-desktop", action="store_true",
-                      help="remove what --install-desktop installed")
-    mode.add_argument("--version", action="version", version=f"accelgui {__version__}")
-    mode.add_argument("--schema", action="store_true",
-                      help="print the JSON schema of the report (--probe's JSON output)")
-    mode.add_argument("--print-man", action="store_true", help="print the man page (troff), e.g. > accelgui.1")
-    mode.add_argument("--print-completion", choices=("bash", "zsh", "fish"), metavar="SHELL",
-                      help="print the shell completion script for SHELL: bash, zsh or fish")
-    opt = p.add_argument_group("settings")
-    opt.add_argument("--format", choices=FORMATS, default=None,
-                     help="output format (default: json for --probe, text for --routes/--compare)")
-    opt.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    opt.add_argument("--sysroot", metavar="DIR", default="/",
-                     help="read a recorded machine tree instead of the running system")
-    opt.add_argument("--redact", action="store_true",
-                     help="remove host name, serials, UUIDs, MAC addresses and user names")
-    opt.add_argument("--timeout", type=_seconds, default=5.0, metavar="S",
-                     help="per-probe timeout in seconds (default 5)")
-    opt.add_argument("--bench", choices=("quick", "full"),
-                     help="also measure throughput (runs in a child process)")
-    opt.add_argument("--deep", action="store_true",
-                     help="import frameworks to confirm which back ends really work (slower)")
-    opt.add_argument("--lang", choices=("en", "zh"), default=None, help="language of texts")
-    opt.add_argument("--knowledge", metavar="DIR",
-                     help="extra or replacement route files (also $ACCELGUI_KNOWLEDGE_DIR)")
-    opt.add_argument("--python", metavar="PATH", action="append", default=[],
-                     help="also read this Python interpreter's packages (repeatable)")
-    opt.add_argument("--context", metavar="TOKENS", type=_tokens, default=None,
-                     help="context length for the LLM estimates (default 4096)")
-    opt.add_argument("--goal", metavar="GOAL", default=None,
-                     help="what you want to learn for: train, serve-llm, inference, edge, hardware-design, hpc, "
-                          "basics (re-ranks routes and steps; saved with your progress, so later "
-                          "runs use it and say so; 'none' clears it, with any command)")
-    opt.add_argument("--allow-root", action="store_true",
-                     help="let --verify run step checks as root")
-    opt.add_argument("--verify-python", metavar="PATH",
-                     help="Python interpreter (environment) that --verify runs Python checks in")
-    opt.add_argument("--no-advice", action="store_true",
-                     help="leave routes and estimates out of the report")
-    # the live monitor (accelgui/monitor_cli.py, imported only when asked for)
-    mode.add_argument("--monitor", action="store_true",
-                      help="watch utilisation, clocks, memory, temperature and power live")
-    mode.add_argument("--serve-metrics", nargs="?", const=METRICS_ADDRESS, default=None, metavar="HOST:PORT",
-                      help=f"serve live Prometheus metrics (default {METRICS_ADDRESS}, loopback)")
-    mode.add_argument("--fleet", metavar="PROMETHEUS_URL", default=None,
-                      help="list every node a Prometheus server scrapes accelgui metrics from: "
-                           "devices, readiness, utilisation, temperature, memory, last seen "
-                           "(--format text or json)")
-    opt.add_argument("--interval", type=float, default=1.0, metavar="S",
-                     help="seconds between samples for --monitor / --serve-metrics (default 1)")
-    opt.add_argument("--count", type=int, default=None, metavar="N", help="--monitor: stop after N samples")
-    opt.add_argument("--system", action="store_true",
-                     help="with --install-desktop/--uninstall-desktop: for every user, in /usr/local/share (root)")
-    app = p.add_argument_group("app")
-    app.add_argument("--theme", choices=("system", "light", "dark"), default=None,
-                     help="colour theme of the app (default: the last one chosen)")
-    app.add_argument("--page", metavar="NAME", default=None,
-                     help="page the app opens on: overview, hardware, benchmarks, monitor, routes, "
-                          "reference, reports, fleet")
-    return p
-
-
-def _check_sysroot(path: str) -> str:
-    if path == "/":
-        return path
-    if not os.path.exists(path):
-        raise UsageError(f"--sysroot {path}: no such directory")
-    if not os.path.isdir(path):
-        raise UsageError(f"--sysroot {path}: not a directory")
-    if not os.access(path, os.R_OK | os.X_OK):
-        raise UsageError(f"--sysroot {path}: not readable")
-    return os.path.abspath(path)
+__all__ = ["EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "UsageError", "advise", "apply_goal_option",
+           "build_parser", "goal_and_source", "main", "make_report"]
+_lang = lang_of
 
 
 def _emit(data: str | bytes, output: str | None) -> None:
@@ -184,13 +34,6 @@ def _emit(data: str | bytes, output: str | None) -> None:
         sys.stdout.flush()
 
 
-def _lang(args) -> str:
-    if args.lang:
-        return args.lang
-    env = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
-    return "zh" if env.lower().startswith("zh") else "en"
-
-
 def make_report(args, on_progress=None):
     """Probe, optionally benchmark, then advise. Shared by the CLI and the app's worker."""
     from accelgui.probes.context import ProbeContext
@@ -200,7 +43,7 @@ def make_report(args, on_progress=None):
         from accelgui.probes.software import EXTRA_PYTHONS_VAR
 
         os.environ[EXTRA_PYTHONS_VAR] = os.pathsep.join(args.python)
-    ctx = ProbeContext(root=_check_sysroot(args.sysroot), deep=bool(getattr(args, "deep", False)))
+    ctx = ProbeContext(root=check_sysroot(args.sysroot), deep=bool(getattr(args, "deep", False)))
     report = run_probes(ctx, timeout_s=args.timeout)
     if getattr(args, "bench", None):
         from accelgui.probes.kernels.client import run_benchmarks
@@ -233,33 +76,6 @@ def goal_and_source(args) -> tuple[str | None, str | None]:
         sys.stderr.write(f"accelgui: warning: ignoring the saved goal: {exc}\n")
         return None, None
     return goal, ("saved" if goal else None)
-
-
-def apply_goal_option(args, stream=None) -> str | None:
-    """Save (or, with ``--goal none``, clear) the goal of ``--goal`` once per command and say
-    so on ``stream`` (stderr by default: stdout may be a report); returns the goal."""
-    from accelgui import advisor, l10n
-    from accelgui.progress import set_goal
-
-    applied = getattr(args, "_goal_applied", None)
-    if applied is not None:
-        return applied[0]
-    goal = None if args.goal.strip().lower() in ("none", "") else args.goal
-    try:
-        advisor.check_goal(goal)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    lang = _lang(args)
-    before = set_goal(goal)
-    if goal is None:
-        text = l10n.tr("advice.goal.cleared", lang, goal=advisor.goal_label(before, lang)
-                       if before in advisor.GOALS else before) if before else \
-            l10n.tr("advice.goal.none_saved", lang)
-    else:
-        text = l10n.tr("advice.goal.set", lang, goal=advisor.goal_label(goal, lang))
-    (stream or sys.stderr).write(f"accelgui: {text}\n")
-    args._goal_applied = (goal,)
-    return goal
 
 
 def advise(report, knowledge_dir=None, lang: str = "en", goal: str | None = None,
@@ -299,27 +115,64 @@ def _terminal_progress(stream=sys.stderr):
     return show
 
 
+def check_output_format(fmt: str, output: str | None) -> None:
+    """Before any work: a binary format (PDF) is never written to a terminal, and the PDF
+    renderer's Qt is installed (else the install command, exit 2, not a traceback)."""
+    if fmt != "pdf":
+        return
+    if not output and sys.stdout.isatty():
+        raise UsageError("--format pdf writes a binary file: give --output FILE "
+                         "(or redirect the output to a file)")
+    from accelgui.extras import require
+
+    require("gui", "--format pdf")
+
+
+def _render(report, fmt: str, lang: str) -> str | bytes:
+    """The report in ``fmt``; a PDF renderer whose Qt libraries cannot load is an error."""
+    from accelgui.export import render
+
+    try:
+        return render(report, fmt, lang=lang)
+    except ImportError as exc:      # PySide6 installed, a system library it needs is not
+        raise OSError(f"the {fmt.upper()} export cannot load Qt: {exc}") from None
+
+
 def cmd_probe(args) -> int:
     fmt = args.format or "json"
     if args.bench and args.sysroot != "/":
         raise UsageError("--bench measures this machine; it cannot describe a --sysroot tree")
+    check_output_format(fmt, args.output)
     report = make_report(args, on_progress=_terminal_progress() if args.bench else None)
+    if args.bench:
+        _record_history(report)
     if args.redact:
         from accelgui.redact import redact
 
         report = redact(report)
-    from accelgui.export import render
-
-    _emit(render(report, fmt, lang=_lang(args)), args.output)
+    _emit(_render(report, fmt, _lang(args)), args.output)
     return EXIT_OK
+
+
+def _record_history(report) -> None:
+    """Keep the run in the benchmark history of this machine (accelgui.history); a history
+    that cannot be written is said on stderr and never costs the report."""
+    if not report.benchmarks:
+        return
+    try:
+        from accelgui import history
+
+        history.record(report.to_dict(), report.benchmarks)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"accelgui: warning: the benchmark history was not updated: {exc}\n")
 
 
 def cmd_render_report(args) -> int:
     """``--report FILE --format F``: a saved report rendered in any export format."""
-    from accelgui.export import render
+    from accelgui.export.advice import advice_of
     from accelgui.report import load_report
 
-    from accelgui.export.advice import advice_of
+    check_output_format(args.format, args.output)
 
     report = load_report(args.report)
     advice = advice_of(report)
@@ -332,7 +185,7 @@ def cmd_render_report(args) -> int:
         from accelgui.redact import redact
 
         report = redact(report)
-    _emit(render(report, args.format, lang=_lang(args)), args.output)
+    _emit(_render(report, args.format, _lang(args)), args.output)
     return EXIT_OK
 
 
@@ -378,11 +231,11 @@ def cmd_routes(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from accelgui.compare import compare_files
+    from accelgui.compare import FORMATS, compare_files
 
     fmt = args.format or "text"
-    if fmt not in COMPARE_FORMATS:
-        raise UsageError(f"--compare prints --format {', '.join(COMPARE_FORMATS)}")
+    if fmt not in FORMATS:
+        raise UsageError(f"--compare prints --format {', '.join(FORMATS)}")
     _emit(compare_files(args.compare[0], args.compare[1], fmt, lang=_lang(args)), args.output)
     return EXIT_OK
 
@@ -414,11 +267,11 @@ def cmd_knowledge(args) -> int:
             from accelgui.verify_cli import run_cli
 
             return run_cli(args.verify, _lang(args), fmt, allow_root=args.allow_root,
-                           python=args.verify_python, sysroot=_check_sysroot(args.sysroot),
+                           python=args.verify_python, sysroot=check_sysroot(args.sysroot),
                            knowledge=args.knowledge)
         from accelgui.facts_cli import run_cli
 
-        return run_cli(args.facts, _lang(args), fmt, sysroot=_check_sysroot(args.sysroot),
+        return run_cli(args.facts, _lang(args), fmt, sysroot=check_sysroot(args.sysroot),
                        report_path=args.report)
     except KeyError as exc:
         what = "step id" if args.verify else "table"
@@ -449,7 +302,7 @@ def cmd_fleet(args) -> int:
 def cmd_record_tree(args) -> int:
     from accelgui.probes.record import record_tree
 
-    count = record_tree(args.record_tree, source_root=_check_sysroot(args.sysroot))
+    count = record_tree(args.record_tree, source_root=check_sysroot(args.sysroot))
     print(f"recorded {count} files into {args.record_tree}; replay with "
           f"accelgui --probe --sysroot {args.record_tree}")
     return EXIT_OK
@@ -531,7 +384,8 @@ def cmd_cli_docs(args) -> int:
     return EXIT_OK
 
 
-def gui_main(argv: list[str] | None = None) -> int:
+def gui_main(args) -> int:
+    """Open the app with the options parsed here (all of them: --timeout, --goal...)."""
     import accelgui.gui  # noqa: F401 - without the gui extra: says how to install it, exits 2
     problem = display_problem()
     if problem:
@@ -548,15 +402,87 @@ def gui_main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"accelgui: the desktop app cannot start: {exc}\n"
                          "Install the Qt runtime libraries (see README), or use accelgui --probe.\n")
         return EXIT_FAIL
-    return run_app(argv or [])
+    return run_app(args=args)
+
+
+def cmd_monitor(args) -> int:
+    from accelgui import monitor_cli
+
+    run = monitor_cli.cmd_monitor if args.monitor else monitor_cli.serve_metrics
+    return run(args, lang=_lang(args))
+
+
+def cmd_goal_only(args) -> int:
+    print(f"goal: {_goal(args) or 'none'}")
+    return EXIT_OK
+
+
+def cmd_app(args) -> int:
+    """No command: the desktop app (after the checks that need no Qt)."""
+    if args.report and (args.output or args.redact):
+        raise UsageError("--report FILE with --output or --redact needs --format "
+                         "(e.g. --report r.json --format html --output r.html)")
+    if args.bench or args.format or args.output:
+        raise UsageError("these options go with --probe (e.g. accelgui --probe --format text)")
+    args.sysroot = check_sysroot(args.sysroot)
+    if args.report and not os.path.isfile(args.report):
+        raise FileNotFoundError(f"--report {args.report}: no such file")
+    return gui_main(args)
+
+
+#: the commands, one row each: (its flag as the user types it, whether it was asked for, what
+#: runs it). At most one runs; a second is a usage error (``--probe --routes`` would drop one).
+#: ``--report`` is a command of its own only with --format (else it is what the app opens, or
+#: what --routes/--facts read), ``--goal`` applies to every command.
+COMMANDS = (
+    ("--schema", lambda a: a.schema, lambda a: cmd_cli_docs(a)),
+    ("--print-man", lambda a: a.print_man, lambda a: cmd_cli_docs(a)),
+    ("--print-completion", lambda a: a.print_completion, lambda a: cmd_cli_docs(a)),
+    ("--compare", lambda a: a.compare, lambda a: cmd_compare(a)),
+    ("--routes", lambda a: a.routes, lambda a: cmd_routes(a)),
+    ("--record-tree", lambda a: a.record_tree, lambda a: cmd_record_tree(a)),
+    ("--done/--undo", lambda a: a.done or a.undo, lambda a: cmd_progress(a)),
+    ("--verify", lambda a: a.verify, lambda a: cmd_knowledge(a)),
+    ("--facts", lambda a: a.facts, lambda a: cmd_knowledge(a)),
+    ("--probe", lambda a: a.probe, lambda a: cmd_probe(a)),
+    ("--monitor", lambda a: a.monitor, lambda a: cmd_monitor(a)),
+    ("--serve-metrics", lambda a: a.serve_metrics, lambda a: cmd_monitor(a)),
+    ("--fleet", lambda a: a.fleet is not None, lambda a: cmd_fleet(a)),
+    ("--install-desktop", lambda a: a.install_desktop, lambda a: cmd_desktop(a)),
+    ("--uninstall-desktop", lambda a: a.uninstall_desktop, lambda a: cmd_desktop(a)),
+    ("--report --format", lambda a: a.report and a.format and not (a.routes or a.facts),
+     lambda a: cmd_render_report(a)),
+)
+
+
+def _command(args):
+    """The one command asked for (None: the app, or --goal alone). UsageError for two."""
+    asked = [(flag, run) for flag, wanted, run in COMMANDS if wanted(args)]
+    if len(asked) > 1:
+        flags = " and ".join(flag for flag, _ in asked)
+        raise UsageError(f"{flags} are separate commands: run one at a time")
+    return asked[0][1] if asked else None
 
 
 def _only_goal(args) -> bool:
     """``accelgui --goal G`` alone: save (or clear) the goal and say so; with another command,
     or with the app's options (--page, --theme, --report), the goal applies to that."""
-    return not any((args.probe, args.routes, args.compare, args.record_tree, args.done, args.undo,
-                    args.facts, args.verify, args.monitor, args.serve_metrics, args.fleet, args.install_desktop,
-                    args.uninstall_desktop, args.page, args.theme, args.report))
+    return _command(args) is None and not (args.page or args.theme or args.report)
+
+
+def _dispatch(args) -> int:
+    command = _command(args)
+    if args.bench and args.probe:
+        from accelgui.extras import require
+
+        require("bench", "--bench")   # without Numba: how to install the bench extra, exit 2
+    if args.goal is not None:   # saved or cleared, and said, whatever the command
+        apply_goal_option(args, sys.stdout if _only_goal(args) else None)
+    if command is not None:
+        return command(args)
+    if args.goal is not None and _only_goal(args):
+        return cmd_goal_only(args)
+    return cmd_app(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -564,58 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.schema or args.print_man or args.print_completion:
-            return cmd_cli_docs(args)
-        if args.bench and args.probe:
-            from accelgui.extras import require
-
-            require("bench", "--bench")   # without Numba: how to install the bench extra, exit 2
-        if args.goal is not None:   # saved or cleared, and said, whatever the command
-            apply_goal_option(args, sys.stdout if _only_goal(args) else None)
-        if args.compare:
-            return cmd_compare(args)
-        if args.routes:
-            return cmd_routes(args)
-        if args.record_tree:
-            return cmd_record_tree(args)
-        if args.done or args.undo:
-            return cmd_progress(args)
-        if args.goal is not None and _only_goal(args):
-            print(f"goal: {_goal(args) or 'none'}")
-            return EXIT_OK
-        if args.facts or args.verify:
-            return cmd_knowledge(args)
-        if args.probe:
-            return cmd_probe(args)
-        if args.monitor or args.serve_metrics:
-            from accelgui import monitor_cli
-
-            run = monitor_cli.cmd_monitor if args.monitor else monitor_cli.serve_metrics
-            return run(args, lang=_lang(args))
-        if args.fleet is not None:
-            return cmd_fleet(args)
-        if args.install_desktop or args.uninstall_desktop:
-            return cmd_desktop(args)
-        if args.report and args.format:
-            return cmd_render_report(args)
-        if args.output or args.redact:
-            if args.report:
-                raise UsageError("--report FILE with --output or --redact needs --format "
-                                 "(e.g. --report r.json --format html --output r.html)")
-        if args.bench or args.format or args.output:
-            raise UsageError("these options go with --probe (e.g. accelgui --probe --format text)")
-        gui_args = ["--sysroot", _check_sysroot(args.sysroot)] if args.sysroot != "/" else []
-        if args.report:
-            gui_args += ["--report", args.report]
-        if args.knowledge:
-            gui_args += ["--knowledge", args.knowledge]
-        if args.lang:
-            gui_args += ["--lang", args.lang]
-        if args.theme:
-            gui_args += ["--theme", args.theme]
-        if args.page:
-            gui_args += ["--page", args.page]
-        return gui_main(gui_args)
+        return _dispatch(args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
         sys.stderr.write(f"accelgui: error: {exc}\n")
@@ -626,10 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `accelgui --probe | head`: the reader left, nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAIL
-    except OSError as exc:  # an output that could not be written, a report that cannot be read
-        sys.stderr.write(f"accelgui: error: {exc}\n")
-        return EXIT_FAIL
-    except ValueError as exc:  # ReportError, KnowledgeError...
+    except (OSError, ValueError) as exc:  # an output not written, an input not read, ReportError...
         sys.stderr.write(f"accelgui: error: {exc}\n")
         return EXIT_FAIL
 

@@ -19,7 +19,7 @@ PROG = "accelgui"
 
 
 def _parser() -> argparse.ArgumentParser:
-    from accelgui.cli import build_parser   # lazily: cli imports this module lazily too
+    from accelgui.options import build_parser
 
     return build_parser()
 

@@ -68,7 +68,7 @@ MAX_REQUESTS, MAX_CONNECTIONS, BACKLOG, MAX_HEAD_BYTES = 40, 4096, 1024, 16384
 
 
 def _usage(text: str):
-    from accelgui.cli import UsageError
+    from accelgui.options import UsageError
 
     return UsageError(text)
 
@@ -84,8 +84,8 @@ def _sampler(args):
     from accelgui.probes.context import ProbeContext
     from accelgui.probes.monitor import Sampler
 
-    from accelgui.cli import _check_sysroot
-    return Sampler(ProbeContext(root=_check_sysroot(args.sysroot)), deadline_s=sample_deadline(args.interval))
+    from accelgui.options import check_sysroot
+    return Sampler(ProbeContext(root=check_sysroot(args.sysroot)), deadline_s=sample_deadline(args.interval))
 
 
 def sample_deadline(interval: float) -> float:

@@ -149,7 +149,7 @@ def test_probe_text_says_the_goal_given_on_the_command_line(tmp_path, capsys):
     assert cli.main(["--probe", "--sysroot", CORAL, "--format", "text", "--goal", "hpc"]) == 0
     out = capsys.readouterr()
     assert "Goal: Scientific / HPC computing (from --goal, saved for later runs; --goal none " \
-           "clears it)" in start_section(out.out)[0]
+           "clears it)" in start_section(out.out)[0]          # the goal first, then the steps
     assert "Goal set" in out.err and "Goal set" not in out.out
 
 
@@ -203,9 +203,9 @@ def test_goal_none_alone_clears_and_says_so(capsys):
 def test_goal_none_reaches_the_app_and_clears_there(monkeypatch, capsys):
     progress.set_goal("hpc")
     seen = {}
-    monkeypatch.setattr(cli, "gui_main", lambda argv: seen.setdefault("argv", argv) and 0)
+    monkeypatch.setattr(cli, "gui_main", lambda args: seen.setdefault("args", args) and 0)
     assert cli.main(["--goal", "none", "--page", "routes"]) == 0
-    assert seen["argv"] == ["--page", "routes"] and progress.load_goal() is None
+    assert seen["args"].page == "routes" and progress.load_goal() is None
     assert "Goal cleared" in capsys.readouterr().err
 
 

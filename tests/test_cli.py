@@ -161,6 +161,7 @@ def test_theme_and_page_reach_the_app(monkeypatch):
     from accelgui import cli
 
     seen = {}
-    monkeypatch.setattr(cli, "gui_main", lambda argv: seen.setdefault("argv", argv) and 0)
-    assert cli.main(["--theme", "dark", "--page", "hardware", "--lang", "zh"]) == 0
-    assert seen["argv"] == ["--lang", "zh", "--theme", "dark", "--page", "hardware"]
+    monkeypatch.setattr(cli, "gui_main", lambda args: seen.setdefault("args", args) and 0)
+    assert cli.main(["--theme", "dark", "--page", "hardware", "--lang", "zh_CN", "--timeout", "20"]) == 0
+    args = seen["args"]
+    assert (args.theme, args.page, args.lang, args.timeout) == ("dark", "hardware", "zh", 20.0)

@@ -519,8 +519,8 @@ def test_compare_two_reports_shows_a_table(qtbot, tmp_path):
     assert view.compare()
     cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
              for r in range(view.table.rowCount())]
-    row = next(r for r in cells if "total_bytes" in r[1])
-    assert row[4] == "\u00d7 2"                        # a doubling reads as a factor
+    row = next(r for r in cells if r[0] == "System memory")       # in words, not total_bytes
+    assert row[3] == "\u00d7 2"                        # a doubling reads as a factor
     assert "differences" in view.result_label.text()
 
 
@@ -540,10 +540,14 @@ def test_compare_in_chinese_shows_device_fixes_in_chinese(qtbot, tmp_path):
     view.path_a.setText(_write_report(tmp_path / "a.json", report))
     view.path_b.setText(_write_report(tmp_path / "b.json", fixed))
     assert view.compare()
+    assert view.all_button.isVisible() and view.table.rowCount() == 1      # readiness first: it matters
+    view.all_button.setChecked(True)                                       # then the rest
     cells = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
              for r in range(view.table.rowCount())]
-    row = next(r for r in cells if r[1].endswith(": fix"))
-    assert row[2] == l10n.field_text(gpu, "fix", "zh") and gpu.fix not in row
+    from accelgui.export.labels import field_label
+
+    row = next(r for r in cells if r[0].endswith(": " + field_label("fix", "zh")))
+    assert row[1] == l10n.field_text(gpu, "fix", "zh") and gpu.fix not in row
 
 
 def test_compare_with_the_report_shown_now_and_a_bad_file(qtbot, tmp_path):
@@ -710,7 +714,7 @@ def test_first_window_does_not_need_pyqtgraph_or_numba():
 def test_run_app_refuses_a_missing_report_clearly(capsys):
     from accelgui.gui.app import run_app
 
-    assert run_app(["--report", "/nonexistent/report.json"]) == 2
+    assert run_app(["--report", "/nonexistent/report.json"]) == 1   # an input not read, as --format
     assert "no such file" in capsys.readouterr().err
 
 
@@ -929,7 +933,7 @@ def test_compare_view_follows_language_and_the_shown_report(qtbot, tmp_path):
     view = show(window, "reports")
     view.path_b.setText(str(other))
     assert view.compare()
-    before = [view.table.item(i, 4).text() for i in range(view.table.rowCount())]
+    before = [view.table.item(i, 3).text() for i in range(view.table.rowCount())]
     assert any(t.startswith("-") for t in before)
     window.set_language("zh_CN")
     settle(qtbot, window)
@@ -1193,12 +1197,13 @@ def test_the_overview_shows_the_reports_own_start_here_with_its_reasons(qtbot):
 
 def test_the_apps_own_goal_option_saves_and_clears(capsys):
     from accelgui import progress
-    from accelgui.gui.app import apply_goal
+    from accelgui.gui.app import _parse, _refusal
 
-    assert apply_goal("hpc") is None and progress.load_goal() == "hpc"
-    assert apply_goal("none") is None and progress.load_goal() is None
+    assert _refusal(_parse(["--goal", "hpc"])[0]) is None and progress.load_goal() == "hpc"
+    assert _refusal(_parse(["--goal", "none"])[0]) is None and progress.load_goal() is None
     assert "Goal cleared" in capsys.readouterr().err
-    assert "unknown goal 'fly'" in apply_goal("fly") and progress.load_goal() is None
+    problem, code = _refusal(_parse(["--goal", "fly"])[0])
+    assert "unknown goal 'fly'" in problem and code == 2 and progress.load_goal() is None
 
 
 def advisor_assess(report, kb):

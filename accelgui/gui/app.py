@@ -4,10 +4,12 @@ The window is shown before anything slow happens; probing starts from the event 
 worker, and pyqtgraph (only the Benchmarks page needs it) is imported in the background
 after the first paint.
 
-Options (for tests, screenshots and replaying a recorded machine)::
+The options are ``accelgui``'s own (accelgui.options: one parser), so ``accelgui --timeout 20``
+and ``python -m accelgui.gui.app --timeout 20`` open the same app::
 
-    python -m accelgui.gui.app [--sysroot DIR] [--report FILE] [--lang en|zh_CN]
+    python -m accelgui.gui.app [--sysroot DIR] [--report FILE] [--lang en|zh] [--timeout S]
                                [--theme system|light|dark] [--page NAME] [--knowledge DIR]
+                               [--goal GOAL]
 
 Language, theme and page default to the last ones chosen (accelgui.gui.settings).
 """
@@ -23,63 +25,18 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
-from accelgui import __version__
+from accelgui import __version__, options
 from accelgui.desktop import APP_ID  # desktop file id, AppStream id and icon name
 from accelgui.gui import i18n
 
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
-THEMES = ("system", "light", "dark")
+THEMES = options.THEMES
 #: the interpreter's thread switch interval in the app (Python's default: 5 ms). A worker
 #: thread running Python (probing, the advisor, an import) hands the GIL to the GUI thread
 #: within this time; every call from Qt into Python (a slot, a paint of a plot item) may wait
 #: that long. With the advisor running in a worker while the Monitor page drew, the longest
 #: stall was 55-90 ms at 5 ms and 45-50 ms at 1 ms, the worker's throughput the same.
 GIL_SWITCH_S = 0.001
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="accelgui", description="accelgui desktop app")
-    p.add_argument("--sysroot", default="/", metavar="DIR",
-                   help="probe a recorded machine tree instead of this machine")
-    p.add_argument("--report", metavar="FILE", help="show a saved JSON report instead of probing")
-    p.add_argument("--knowledge", metavar="DIR", help="extra or replacement route files")
-    p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="per-probe timeout")
-    p.add_argument("--lang", default=None, help="en or zh_CN (default: from the locale)")
-    p.add_argument("--theme", choices=THEMES, default=None,
-                   help="colour theme (default: the last one chosen, else the desktop's)")
-    p.add_argument("--page", default=None, metavar="NAME",
-                   help="page to open first: overview, hardware, benchmarks, routes, reports... "
-                        "(default: the last one shown)")
-    p.add_argument("--goal", default=None, metavar="GOAL",
-                   help="learning goal to rank the next steps for (saved with your progress); "
-                        "'none' clears the saved goal")
-    return p
-
-
-def apply_goal(goal: str | None) -> str | None:
-    """``--goal``: save the goal (``none`` clears it) as the picker would, and say so on stderr.
-    Returns an error text for an unknown goal (None: done)."""
-    if goal is None:
-        return None
-    from accelgui import advisor, l10n
-    from accelgui.progress import set_goal
-
-    goal = None if goal.strip().lower() in ("none", "") else goal
-    try:
-        advisor.check_goal(goal)
-    except ValueError as exc:
-        return str(exc)
-    before = set_goal(goal)
-    lang = l10n.lang_code(os.environ.get("LC_ALL") or os.environ.get("LANG"))
-    if goal:
-        text = l10n.tr("advice.goal.set", lang, goal=advisor.goal_label(goal, lang))
-    elif before:
-        text = l10n.tr("advice.goal.cleared", lang, goal=advisor.goal_label(before, lang)
-                       if before in advisor.GOALS else before)
-    else:
-        text = l10n.tr("advice.goal.none_saved", lang)
-    sys.stderr.write(f"accelgui: {text}\n")
-    return None
 
 
 def app_icon() -> QIcon:
@@ -151,40 +108,55 @@ def dark_palette() -> QPalette:
     return p
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args, qt_args = parser.parse_known_args(list(argv or []))
-    if args.sysroot != "/" and not os.path.isdir(args.sysroot):
-        sys.stderr.write(f"accelgui: --sysroot {args.sysroot}: not a directory\n")
-        return 2
-    if args.report and not os.path.isfile(args.report):
-        sys.stderr.write(f"accelgui: --report {args.report}: no such file\n")
-        return 2
-    problem = apply_goal(args.goal)
-    if problem:
-        sys.stderr.write(f"accelgui: --goal: {problem}\n")
-        return 2
-    from accelgui.gui import settings
-    from accelgui.gui.main_window import PAGES, AppOptions, MainWindow
+def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """``accelgui``'s options from ``argv``; what they do not know is left for Qt."""
+    return options.build_parser().parse_known_args(list(argv or []))
 
-    if args.page and args.page not in PAGES:
-        sys.stderr.write(f"accelgui: --page {args.page}: not a page ({', '.join(PAGES)})\n")
-        return 2
+
+def _refusal(args: argparse.Namespace) -> tuple[str, int] | None:
+    """(what is wrong, exit code) before a window opens, with the codes of ``accelgui``'s
+    commands (2: a usage error, 1: an input that cannot be read)."""
+    if args.sysroot != "/" and not os.path.isdir(args.sysroot):
+        return f"--sysroot {args.sysroot}: not a directory", options.EXIT_USAGE
+    if args.report and not os.path.isfile(args.report):
+        return f"--report {args.report}: no such file", options.EXIT_FAIL
+    if args.page and args.page not in options.PAGES:
+        return f"--page {args.page}: not a page ({', '.join(options.PAGES)})", options.EXIT_USAGE
+    if args.goal is not None:
+        try:
+            options.apply_goal_option(args)
+        except options.UsageError as exc:
+            return f"--goal: {exc}", options.EXIT_USAGE
+    return None
+
+
+def run_app(argv: list[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """Open the window and run the event loop. ``args``: the options ``accelgui`` parsed
+    already; else they are read from ``argv``."""
+    qt_args: list[str] = []
+    if args is None:
+        args, qt_args = _parse(argv)
+    refusal = _refusal(args)
+    if refusal:
+        sys.stderr.write(f"accelgui: {refusal[0]}\n")
+        return refusal[1]
+    from accelgui.gui import settings
+    from accelgui.gui.main_window import AppOptions, MainWindow
+
     theme = args.theme or settings.value("ui/theme", "system")
     theme = theme if theme in THEMES else "system"
     if args.theme:
         settings.remember("ui/theme", args.theme)
     app = create_app(qt_args, theme)
-    lang = args.lang or settings.value("ui/language") or i18n.system_language()
-    lang = i18n.normalize(lang)
+    lang = i18n.normalize(args.lang or settings.value("ui/language") or i18n.system_language())
     i18n.install(lang, app)
     page = args.page or settings.value("ui/page", "overview")
-    page = page if page in PAGES else PAGES[0]
+    page = page if page in options.PAGES else options.PAGES[0]
 
-    options = AppOptions(sysroot=os.path.abspath(args.sysroot) if args.sysroot != "/" else "/",
-                         report=args.report, knowledge=args.knowledge, timeout=args.timeout,
-                         lang=lang)
-    window = MainWindow(options)
+    app_options = AppOptions(sysroot=os.path.abspath(args.sysroot) if args.sysroot != "/" else "/",
+                             report=args.report, knowledge=args.knowledge, timeout=args.timeout,
+                             lang=lang)
+    window = MainWindow(app_options)
     window.show_page(page)
     window.show()
     app.processEvents()     # the window painted first: probing threads must not hold it back

@@ -33,11 +33,11 @@ from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
 from accelgui.gui.views.reference import ReferenceView
 from accelgui.l10n import tr as l10n_tr
+from accelgui.options import PAGES  # the pages, which --page names too
 from accelgui.gui.views.routes import RoutesView
 from accelgui.gui.workers import (BenchmarkProcess, Task, advise_report, load_knowledge_base,
                                   open_report, preload_plotting, probe_machine)
 
-PAGES = ("overview", "hardware", "benchmarks", "monitor", "routes", "reference", "reports", "fleet")
 LICENCE = "MIT"                                       # pyproject.toml's licence
 PROJECT_URL = "https://github.com/accelgui/accelgui"  # the metainfo's homepage
 
