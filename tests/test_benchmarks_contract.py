@@ -341,10 +341,9 @@ def test_the_wheel_over_a_plot_scrolls_the_page_and_leaves_the_axes(qtbot):
         QApplication.processEvents()
 
 
-def test_roofline_legend_gives_stream_in_gb_per_s(qtbot):
-    from accelgui.gui.views.benchmarks import BenchmarksView
+def test_roofline_legend_gives_stream_in_gb_per_s():
+    from accelgui.export.benchmarks import point_text, roofline_data
 
-    view = BenchmarksView()
-    qtbot.addWidget(view)
-    assert view.point_legend("STREAM triad", 2 / 24, 1.75) == "STREAM triad: 21 GB/s (1.8 GFLOP/s)"
-    assert view.point_legend("DGEMM", 682.0, 5812.3) == "DGEMM: 5,812.3 GFLOP/s"
+    points = {p["id"]: p for p in roofline_data(child_section())["points"]}
+    assert point_text(points["stream_triad"]) == "STREAM triad (memory): 510 GB/s (median of 6)"
+    assert point_text(points["fma_fp64"]).endswith(": 6,000 GFLOP/s (median of 10)")

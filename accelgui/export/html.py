@@ -217,35 +217,21 @@ def sweep_svg(points, caches: dict, lang: str = "en") -> str:
 
 
 def roofline_svg(benchmarks, lang: str = "en") -> str | None:
-    """Roofline on log-log axes: the CPU roof (and each GPU's, when measured) with points."""
-    roofs = []  # (name, peak_gflops, peak_gbps, colour)
-    roof = benchmarks.get("roofline") if isinstance(benchmarks.get("roofline"), dict) else {}
-    if C.num(roof.get("peak_gflops")) and C.num(roof.get("peak_gbps")):
-        roofs.append(("CPU", float(roof["peak_gflops"]), float(roof["peak_gbps"]), "#2f81f7"))
-    gpus = C.gpu_entries(benchmarks)
-    if gpus:
-        e = gpus[0]
-        bw, fl = C.gpu_value(e, *C.GPU_TRIAD), C.gpu_value(e, *C.GPU_FP32)
-        if bw and fl:
-            roofs.append((f"GPU {C.clean(e.get('index'))} FP32", float(fl), float(bw), "#8250df"))
-    if not roofs:
+    """Roofline on log-log axes: the measured CPU roof (all cores, the median figures of
+    ``EB.roofline_data``), the theoretical one, each GPU's when measured, and the points."""
+    data = EB.roofline_data(benchmarks, lang)
+    if data is None:
         return None
-    points = []  # (name, intensity, gflops, colour)
-    cpu = benchmarks.get("cpu") if isinstance(benchmarks.get("cpu"), dict) else {}
-    measured = roof.get("measured_points") if isinstance(roof.get("measured_points"), list) else None
-    if measured:
-        for pt in measured:
-            if isinstance(pt, dict) and C.num(pt.get("flops_per_byte")) and C.num(pt.get("gflops")):
-                points.append((C.label_text(pt.get("name")), float(pt["flops_per_byte"]), float(pt["gflops"]),
-                               "#1a7f37"))
-    else:
-        triad = C.num(C.dig(cpu, "stream", "triad_gbps"))
-        if triad:
-            points.append(("STREAM triad", 2 / 24, triad * 2 / 24, "#1a7f37"))
-        gemm = cpu.get("gemm") if isinstance(cpu.get("gemm"), dict) else {}
-        dgemm = C.num(gemm.get("dgemm_gflops")) or C.num(gemm.get("fp64_gflops"))
-        if dgemm and C.num(gemm.get("n")):
-            points.append((f"DGEMM n={int(gemm['n'])}", gemm["n"] / 12, float(dgemm), "#1a7f37"))
+    roofs = []  # (name, peak_gflops, peak_gbps, colour)
+    if data["roof"]:
+        roofs.append((data["roof"]["label"], data["roof"]["gflops"], data["roof"]["gbps"], "#2f81f7"))
+    if data["theoretical"]:
+        theo = data["theoretical"]
+        roofs.append((theo["label"], theo["gflops"], theo["gbps"], "#8c959f"))
+    if data["gpu"]:
+        roofs.append((C.clean(data["gpu"]["label"]), data["gpu"]["gflops"], data["gpu"]["gbps"], "#8250df"))
+    points = [(f"{p['label']}: {C.fmt_num(p['value'])} {p['unit']}", p["flops_per_byte"], p["gflops"],
+               "#1a7f37") for p in data["points"] if p["flops_per_byte"]]
     xlo, xhi = 1 / 16, 1024.0
     for _, ai, _, _ in points:
         xhi = max(xhi, ai * 2)
@@ -270,14 +256,14 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
     for t in _log_ticks(ylo, yhi, 10.0):
         out.append(f'<line x1="{ml}" y1="{_f(py(t))}" x2="{w - mr}" y2="{_f(py(t))}" stroke="#eaeef2"/>'
                    f'<text x="{ml - 6}" y="{_f(py(t) + 4)}" text-anchor="end">{E(C.fmt_num(t))}</text>')
-    for name, peak, bw, colour in roofs:
+    for i, (name, peak, bw, colour) in enumerate(roofs):   # the roofs' legend: top left
         ridge = peak / bw
         xs = [xlo, min(max(ridge, xlo), xhi), xhi]
         poly = " ".join(f"{_f(px(x))},{_f(py(min(peak, bw * x)))}" for x in xs)
         out.append(f'<polyline points="{poly}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        out.append(f'<text x="{w - mr - 4}" y="{_f(py(peak) - 5)}" text-anchor="end" fill="{colour}">'
-                   f'{E(name)}: {E(C.fmt_num(peak))} GFLOP/s, {E(C.fmt_num(bw))} GB/s, '
-                   f'ridge {E(C.fmt_num(ridge))}</text>')
+        out.append(f'<line x1="{ml + 8}" y1="{mt + 8 + 14 * i}" x2="{ml + 24}" y2="{mt + 8 + 14 * i}" '
+                   f'stroke="{colour}" stroke-width="2"/><text x="{ml + 28}" y="{mt + 12 + 14 * i}" '
+                   f'fill="{colour}">{E(name)}</text>')
         if xlo <= ridge <= xhi:
             out.append(f'<circle cx="{_f(px(ridge))}" cy="{_f(py(peak))}" r="3" fill="{colour}"/>')
     for name, ai, g, colour in points:

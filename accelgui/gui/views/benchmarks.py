@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 
-from PySide6.QtCore import QCoreApplication, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette, QWheelEvent
-from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QComboBox, QFrame,
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QCheckBox, QComboBox, QFrame,
                                QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
                                QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
@@ -25,6 +26,7 @@ from accelgui.l10n import render as render_message
 from accelgui.l10n import tr as l10n_tr
 
 from accelgui import benchmarks as B
+from accelgui.export import benchmarks as EB
 from accelgui.export.common import dig, num
 from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState,
                                        fmt_bytes, fmt_num, heading, muted, scroll_page)
@@ -39,6 +41,10 @@ PLOT_HEIGHT = 290
 # meantime run before the next step.
 BUILD_STEP_MS = 10
 CACHE_LINE_COLOURS = {"l1d": "#43a047", "l2": "#fb8c00", "l3": "#8e24aa"}
+CARDS = 5                 # cache sweep, roofline, measured vs theoretical, history, all figures
+FIGURES_CARD = 4          # the full-width card under the plots
+TABLE_HEIGHT = 420
+HISTORY_COLOURS = ("#1e88e5", "#e53935", "#43a047", "#8e24aa")
 
 def cache_sweep(bench: dict) -> list[tuple[float, float]]:
     points = dig(bench, "cpu", "cache_sweep") or []
@@ -60,19 +66,21 @@ def cache_sizes(report) -> dict[str, float]:
     return sizes
 
 
-def theoretical_peaks(bench: dict) -> dict:
-    """Theoretical CPU peaks from the benchmark child's ``cpu.theoretical`` (clock x cores x
-    vector lanes x FMA pipes x 2; see accelgui.probes.kernels.peaks). None where unknown:
-    the child measures memory bandwidth but has no theoretical figure for it."""
-    theo = dig(bench, "cpu", "theoretical")
-    theo = theo if isinstance(theo, dict) else {}
-    return {"gflops": num(theo.get("fp64_gflops_mt")), "gflops_1t": num(theo.get("fp64_gflops_1t")),
-            "gflops_fp32": num(theo.get("fp32_gflops_mt")), "gbps": num(theo.get("memory_gbps"))}
-
-
 def gpu_results(bench: dict) -> list[dict]:
     """Per-device GPU figures of an upgraded section (accelgui.benchmarks), failed ones left out."""
     return [e for e in B.gpu_devices(bench) if not e.get("error")]
+
+
+def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """Ticks of a log10 axis from ``low`` to ``high`` (in log10 units) at 1, 2 and 5 times the
+    powers of ten, labelled as plain numbers ("20", "500"), not as powers."""
+    ticks = []
+    for exp in range(math.floor(low), math.ceil(high) + 1):
+        for mult in (1, 2, 5):
+            value = mult * 10.0 ** exp
+            if low <= math.log10(value) <= high:
+                ticks.append((math.log10(value), fmt_num(value)))
+    return ticks
 
 
 _PLOT_CLASS = None
@@ -112,60 +120,6 @@ def page_plot_class(pg):
         PagePlot.zoom_x = PagePlot.zoom_y = True
         _PLOT_CLASS = PagePlot
     return _PLOT_CLASS
-
-
-def roofline_points(bench: dict) -> list[tuple[str, float | None, float]]:
-    """[(label, flops per byte or None for "compute only", GFLOP/s)] measured on this machine."""
-    names = {"stream_triad": "STREAM triad", "dgemm": "DGEMM", "fma_fp64": "FMA FP64"}
-    given = dig(bench, "roofline", "measured_points")
-    if isinstance(given, list) and given:
-        return [(names.get(p.get("name"), str(p.get("name"))), num(p.get("flops_per_byte")),
-                 float(p["gflops"])) for p in given if isinstance(p, dict) and num(p.get("gflops"))]
-    pts = []
-    triad = num(dig(bench, "cpu", "stream", "triad_gbps"))
-    if triad:
-        ai = 2.0 / 24.0  # a[i] = b[i] + s * c[i]: 2 flops per 24 bytes (FP64)
-        pts.append(("STREAM triad", ai, triad * ai))
-    gemm = dig(bench, "cpu", "gemm")
-    if isinstance(gemm, dict):
-        gflops = num(gemm.get("dgemm_gflops")) or num(gemm.get("fp64_gflops"))
-        n = num(gemm.get("n"))
-        if gflops and n:
-            pts.append(("DGEMM", 2.0 * n / 24.0, gflops))
-    fma = num(dig(bench, "cpu", "fma", "fp64_gflops_mt"))
-    if fma:
-        pts.append(("FMA FP64", None, fma))
-    return pts
-
-
-def figures(bench: dict) -> list[tuple[str, str]]:
-    """[(name, formatted value)] of every number in the benchmarks object."""
-    rows = []
-
-    def walk(prefix, value):
-        if isinstance(value, dict):
-            for k, v in value.items():
-                walk(f"{prefix}.{k}" if prefix else str(k), v)
-        elif isinstance(value, list):
-            if prefix.endswith(("cache_sweep", "measured_points")):
-                rows.append((prefix, QCoreApplication.translate("BenchmarksView", "{n} points")
-                             .format(n=len(value))))
-            elif prefix.endswith("llvm_cpu_features"):
-                rows.append((prefix, QCoreApplication.translate("BenchmarksView", "{n} features")
-                             .format(n=len(value))))
-            elif all(not isinstance(v, (dict, list)) for v in value):
-                text = ", ".join(map(str, value))
-                rows.append((prefix, text if len(text) <= 60 else text[:57] + "…"))
-            else:
-                for i, v in enumerate(value):
-                    walk(f"{prefix}[{i}]", v)
-        elif prefix.endswith("_bytes") and isinstance(value, (int, float)):
-            rows.append((prefix, fmt_bytes(value)))
-        else:
-            rows.append((prefix, fmt_num(value)))
-
-    walk("", {k: v for k, v in bench.items() if k != "spread"})   # spreads: in the headline rows
-    return rows
 
 
 class BenchmarksView(QWidget):
@@ -259,19 +213,26 @@ class BenchmarksView(QWidget):
         # go under that room: once the notes of all cards are in (one layout pass), showing a
         # plot moves (and repaints) nothing else; a resized page repainted every plot on it.
         plot_room = PLOT_HEIGHT + QPushButton("Zoom").sizeHint().height() + 6
-        for i in range(4):
+        for i in range(CARDS):
             card = Card()
             title = heading("", 1)
             card.body.addWidget(title)
+            if i == FIGURES_CARD:
+                self.raw_toggle = QCheckBox()
+                self.raw_toggle.toggled.connect(lambda _on: self._fill_table())
+                card.body.addWidget(self.raw_toggle)
             holder = QWidget()
-            holder.setMinimumHeight(plot_room)
+            holder.setMinimumHeight(TABLE_HEIGHT if i == FIGURES_CARD else plot_room)
             slot = QVBoxLayout(holder)
             slot.setContentsMargins(0, 0, 0, 0)
             card.body.addWidget(holder)
             notes = QVBoxLayout()
             card.body.addLayout(notes)
             card.body.addStretch(1)
-            grid.addWidget(card, i // 2, i % 2)
+            if i == FIGURES_CARD:
+                grid.addWidget(card, i // 2, 0, 1, 2)
+            else:
+                grid.addWidget(card, i // 2, i % 2)
             self.card_titles.append(title)
             self._slots.append(slot)
             self._note_slots.append(notes)
@@ -282,6 +243,9 @@ class BenchmarksView(QWidget):
         self._plots: dict = {}          # persistent PlotWidgets, created once
         self._frames: dict = {}         # each plot with its Zoom / Reset buttons
         self._table: QTableWidget | None = None
+        self._table_source = None       # (report, section) the table shows
+        self._history_cache = None      # ((key, inode, mtime, size), runs): see history_runs
+        self._source = None             # accelgui.appstate.Source of the machine shown
         body.addWidget(self.results, 1)
         body.addStretch(0)
         self.set_running(False)
@@ -294,20 +258,55 @@ class BenchmarksView(QWidget):
     def selected_mode(self) -> str:
         return self.mode.currentData() or "quick"
 
+    def set_source(self, source) -> None:
+        """Which machine the page shows (accelgui.appstate.Source): an opened report or a
+        replayed folder says "Measured on <machine>", and the run buttons say they would
+        measure this computer."""
+        self._source = source
+        self._source_texts()
+
+    def shows_this_computer(self) -> bool:
+        """True when the figures shown are of this computer (a live session)."""
+        if self._source is not None:
+            return bool(getattr(self._source, "is_live", False))
+        return bool(self.state.live)
+
+    def _source_texts(self) -> None:
+        lang = self.state.lang
+        if self.shows_this_computer():
+            self.intro.setText(self.tr(
+                "Measured on this machine in a separate process: memory bandwidth (STREAM), "
+                "floating-point throughput (FMA), cache behaviour. Quick takes a few seconds; full "
+                "takes longer and is more precise. The window stays usable while it runs."))
+            self.run_button.setText(self.tr("Run benchmark"))
+            self.run_button.setToolTip("")
+            return
+        name = getattr(self._source, "name", None) or self._report_machine()
+        self.intro.setText(l10n_tr("figures.ui.measured_on", lang, machine=name))
+        self.run_button.setText(l10n_tr("figures.ui.run_here", lang))
+        self.run_button.setToolTip(l10n_tr("figures.ui.run_here_tip", lang))
+
+    def _report_machine(self) -> str:
+        """A name of the machine in the shown report (its host, else its CPU), for a page that
+        was given no Source."""
+        report = self.state.report
+        plat = getattr(report, "platform", None)
+        cpu = getattr(report, "cpu", None)
+        return (getattr(plat, "hostname", None) or getattr(cpu, "model_name", None)
+                or l10n_tr("figures.ui.other_machine", self.state.lang))
+
     def retranslate(self) -> None:
         self.title.setText(self.tr("Benchmarks"))
-        self.intro.setText(self.tr(
-            "Measured on this machine in a separate process: memory bandwidth (STREAM), "
-            "floating-point throughput (FMA), cache behaviour. Quick takes a few seconds; full "
-            "takes longer and is more precise. The window stays usable while it runs."))
+        self._source_texts()
         self.mode.setItemText(0, self.tr("Quick"))
         self.mode.setItemText(1, self.tr("Full"))
-        self.run_button.setText(self.tr("Run benchmark"))
         self.cancel_button.setText(self.tr("Cancel"))
         for label, text in zip(self.card_titles, (self.tr("Cache sweep"), self.tr("Roofline"),
                                                   self.tr("Measured vs theoretical"),
+                                                  l10n_tr("figures.ui.history", self.state.lang),
                                                   self.tr("All figures"))):
             label.setText(text)
+        self.raw_toggle.setText(l10n_tr("figures.ui.show_raw", self.state.lang))
         self._show_phase()
         self.render(self.state)
 
@@ -354,6 +353,10 @@ class BenchmarksView(QWidget):
             self.mode.setCurrentIndex(self.mode.findData(mode))
         self.run_button.setEnabled(not running)
         self.rerun_button.setEnabled(not running)
+        if running:
+            self.banner.hide()          # the previous run's notices are not this run's
+        else:                           # the notices of the results shown, if any
+            self.banner.setVisible(bool(self.banner_text.text()))
         self.mode.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
@@ -390,6 +393,7 @@ class BenchmarksView(QWidget):
         old_bench = self.state.report.benchmarks if self.state.report is not None else None
         self.state = state
         self._catalogue_texts()
+        self._source_texts()
         report = state.report
         raw = report.benchmarks if report is not None else None
         try:
@@ -424,7 +428,8 @@ class BenchmarksView(QWidget):
         # One plot per event-loop turn (a builder that is a generator: one part of its plot per
         # turn, up to each ``yield``), and its card shown in the next one (where it is painted):
         # the window keeps answering while results arrive.
-        builders = (self._cache_plot, self._roofline_plot, self._bars_plot, self._figures_part)
+        builders = (self._cache_plot, self._roofline_plot, self._bars_plot, self._history_plot,
+                    self._figures_part)
         self._build_gen += 1
         gen = self._build_gen
 
@@ -479,8 +484,8 @@ class BenchmarksView(QWidget):
 
     def _show_notices(self, report, lang: str) -> None:
         notes = B.notices(report, self._read(report)) if report is not None else []
-        self.banner_text.setText("\n".join("⚠ " + render_message(m, lang) for m in notes))
-        self.banner.setVisible(bool(notes))
+        self.banner_text.setText("\n".join("⚠ " + EB.notice_text(m, lang) for m in notes))
+        self.banner.setVisible(bool(notes) and not self._running)   # a new run: old notices go
         self.rerun_button.setEnabled(not self._running)
 
     def notices_text(self) -> str:
@@ -492,7 +497,7 @@ class BenchmarksView(QWidget):
         results do not pay for them: each plot's item, then its widget and frame, every step
         in an event-loop turn of its own, BUILD_STEP_MS apart (a plot made in one go held the
         loop for 40-100 ms while a benchmark ran). ``done()`` is called after the last step."""
-        keys = [k for k in ("cache", "roofline", "bars") if k not in self._plots]
+        keys = [k for k in ("cache", "roofline", "bars", "history") if k not in self._plots]
         items: dict = {}
 
         def step(i=0):
@@ -657,50 +662,130 @@ class BenchmarksView(QWidget):
         return self._frames["cache"], []
 
     def _roofline_plot(self, pg, report, bench) -> QWidget:
-        roof = bench.get("roofline") if isinstance(bench.get("roofline"), dict) else {}
-        fma = num(dig(bench, "cpu", "fma", "fp64_gflops_mt"))
-        bw = num(roof.get("peak_gbps")) or num(dig(bench, "cpu", "stream", "triad_gbps"))
-        theo = theoretical_peaks(bench)
-        points = roofline_points(bench)
-        if not bw or not (fma or theo["gflops"]):
+        data = EB.roofline_data(bench, self.state.lang)
+        if data is None:
             return muted(self.tr("Not enough figures for a roofline.")), []
+        roof, theo, points = data["roof"], data["theoretical"], data["points"]
+        bw = (roof or theo)["gbps"]
+        top = (theo or roof)["gflops"]
         plot = self._new_plot(pg, "roofline", self.tr("arithmetic intensity (flop/byte)"),
                               self.tr("performance (GFLOP/s)"), logx=True, logy=True)
         yield               # each curve and point with its legend entry costs ~8 ms: one a turn
         plot.addLegend(offset=(10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text))
-        hi = max([64.0] + [ai * 2 for _, ai, _ in points if ai])
+        hi = max([64.0] + [p["flops_per_byte"] * 2 for p in points if p["flops_per_byte"]])
         steps = int(math.ceil(math.log2(hi) * 4))
         xs = [2 ** (k / 4) for k in range(-28, steps + 1)]  # 1/128 flop/byte .. beyond the points
-        if theo["gflops"]:
-            roof_bw = theo["gbps"] or bw
-            plot.plot(xs, [min(theo["gflops"], x * roof_bw) for x in xs],
-                      pen=pg.mkPen(THEORETICAL, width=2, style=Qt.PenStyle.DashLine),
-                      name=self.tr("theoretical roof"))
+        if theo:
+            plot.plot(xs, [min(theo["gflops"], x * theo["gbps"]) for x in xs],
+                      pen=pg.mkPen(THEORETICAL, width=2, style=Qt.PenStyle.DashLine), name=theo["label"])
             yield
-        if fma:
-            plot.plot(xs, [min(fma, x * bw) for x in xs], pen=pg.mkPen(MEASURED, width=2),
-                      name=self.tr("measured roof"))
+        if roof:
+            plot.plot(xs, [min(roof["gflops"], x * roof["gbps"]) for x in xs],
+                      pen=pg.mkPen(MEASURED, width=2), name=roof["label"])
             yield
         colours = ("#e53935", "#fb8c00", "#43a047", "#8e24aa")
-        ys = [min(theo["gflops"] or fma, xs[0] * bw), theo["gflops"] or fma, fma or theo["gflops"]]
-        for (label, ai, gflops), colour in zip(points, colours * 3):
-            x = ai if ai else xs[-1] / 1.5   # compute-only kernels sit at the right edge
-            ys.append(gflops)
-            plot.plot([x], [gflops], pen=None, symbol="o", symbolSize=11, symbolBrush=colour,
-                      symbolPen=pg.mkPen("#ffffff"), name=self.point_legend(label, ai, gflops))
+        ys = [min(top, xs[0] * bw), top, (roof or theo)["gflops"]]
+        for point, colour in zip(points, colours * 3):
+            x = point["flops_per_byte"] or xs[-1] / 1.5   # compute-only kernels sit at the right edge
+            ys.append(point["gflops"])
+            plot.plot([x], [point["gflops"]], pen=None, symbol="o", symbolSize=11, symbolBrush=colour,
+                      symbolPen=pg.mkPen("#ffffff"), name=EB.point_text(point, self.state.lang))
             yield
         self.limit_to(plot, [math.log10(xs[0]), math.log10(xs[-1])],
                       [math.log10(y) for y in ys if y and y > 0])
         plot.setToolTip(self.tr("Measured kernels (dots) under the roofs: memory-bound on the "
-                                "sloped part, compute-bound on the flat part."))
+                                "sloped part, compute-bound on the flat part.") + "\n"
+                        + l10n_tr("figures.stat.explain", self.state.lang))
         return self._frames["roofline"], []
 
-    def point_legend(self, label: str, ai, gflops: float) -> str:
-        """A roofline point's legend in the unit people read it in: a memory-bound kernel
-        (STREAM, below 1 flop/byte) in GB/s with its GFLOP/s beside, the others in GFLOP/s."""
-        if ai and ai < 1.0:
-            return self._t("point_gbps", label=label, gbps=fmt_num(gflops / ai), gflops=fmt_num(gflops))
-        return f"{label}: {fmt_num(gflops)} GFLOP/s"
+    # the figures followed across runs: (dotted path, catalogue id, unit); {} = the first GPU
+    HISTORY_FIGURES = (("cpu.stream.triad_gbps", "figures.q.triad_mt", "GB/s"),
+                       ("cpu.fma.fp64_gflops_mt", "figures.q.fp64_mt", "GFLOP/s"),
+                       ("gpu.0.triad_gbps", "figures.q.gpu_triad", "GB/s"))
+
+    def history_runs(self, report) -> list[dict]:
+        """The stored runs of the machine shown (accelgui.history), read again only when its
+        file changed: the one file this page reads itself (the history is this page's own)."""
+        from accelgui import history
+
+        try:
+            key = history.machine_key(report.to_dict())
+            st = os.stat(history.history_path(key))
+            stamp = (key, st.st_ino, st.st_mtime_ns, st.st_size)
+        except (OSError, ValueError, AttributeError):
+            return []
+        if self._history_cache is None or self._history_cache[0] != stamp:
+            self._history_cache = (stamp, history.runs(key))
+        return self._history_cache[1]
+
+    def history_lines(self, runs: list[dict]) -> list[str]:
+        """One line per stored run, newest five: date, mode, the followed figures (medians)."""
+        lang = self.state.lang
+        lines = []
+        for run in runs[-5:]:
+            figs = []
+            for path, label_id, unit in self.HISTORY_FIGURES:
+                q = B.quantity(run["benchmarks"], path)
+                if q:
+                    figs.append(f"{l10n_tr(label_id, lang)} {fmt_num(q['value'])} {unit}")
+            mode = run.get("mode") if run.get("mode") in ("quick", "full") else "unknown"
+            when = str(run.get("when") or "?")[:16].replace("T", " ")
+            lines.append(l10n_tr("figures.history.run_line", lang, date=when,
+                                 mode=l10n_tr(f"figures.mode.{mode}", lang), figures=" · ".join(figs)))
+        return lines
+
+    def comparison_lines(self, bench, limit: int = 4) -> list[str]:
+        """This run's medians beside the published figures nearest to them."""
+        from urllib.parse import urlsplit
+
+        from accelgui import reference_machines
+
+        lang = self.state.lang
+        rows = sorted(reference_machines.comparison(bench), key=lambda c: abs(math.log(c["share"])))
+        lines = []
+        for c in rows[:limit]:
+            ref = c["reference"]
+            lines.append(l10n_tr("figures.history.compare_line", lang, name=ref["name"],
+                                 ref=fmt_num(c["reference_value"]), unit=c["unit"],
+                                 how=l10n_tr(f"figures.how.{ref['figure']}", lang),
+                                 source=urlsplit(ref["source"]).hostname or ref["source"],
+                                 date=ref["as_of"], value=fmt_num(c["value"]),
+                                 pct=fmt_num(round(100.0 * c["share"], 1))))
+        return lines
+
+    def _history_plot(self, pg, report, bench):
+        lang = self.state.lang
+        runs = self.history_runs(report)
+        notes = []
+        compare = self.comparison_lines(bench)
+        if compare:
+            notes = [l10n_tr("figures.history.compare_head", lang)] + compare
+        series = []
+        for path, label_id, unit in self.HISTORY_FIGURES:
+            points = [(i + 1, q["value"]) for i, run in enumerate(runs)
+                      if (q := B.quantity(run["benchmarks"], path)) and q["value"] > 0]
+            if points:
+                series.append((f"{l10n_tr(label_id, lang)} ({unit})", points))
+        if not series:
+            return muted(l10n_tr("figures.history.none", lang)), notes
+        plot = self._new_plot(pg, "history", l10n_tr("figures.history.axis_run", lang),
+                              l10n_tr("figures.history.axis_value", lang), logy=True)
+        yield
+        plot.addLegend(offset=(10, 10), labelTextColor=self.palette().color(QPalette.ColorRole.Text))
+        for (name, points), colour in zip(series, HISTORY_COLOURS):
+            plot.plot([x for x, _ in points], [y for _, y in points], pen=pg.mkPen(colour, width=2),
+                      symbol="o", symbolSize=7, symbolBrush=colour, symbolPen=None, name=name)
+            yield
+        step = max(1, len(runs) // 6)
+        ticks = [(i + 1, str(run.get("when") or "")[5:10]) for i, run in enumerate(runs) if i % step == 0]
+        plot.getPlotItem().getAxis("bottom").setTicks([ticks, []])
+        ys = [math.log10(y) for _, points in series for _, y in points]
+        low, high = min(ys) - 0.3, max(ys) + 0.5
+        plot.getPlotItem().getAxis("left").setTicks([log_ticks(low, high), []])
+        self.limit_to(plot, [0.5, len(runs) + 0.5], ys + [low, high])
+        plot.setToolTip(l10n_tr("figures.history.tip", lang))
+        notes = [l10n_tr("figures.history.count", lang, n=len(runs))] + self.history_lines(runs) + notes
+        return self._frames["history"], notes
 
     def bar_rows(self, report, bench) -> list[tuple[str, float, float | None, str, dict]]:
         """[(label, median, theoretical or None, unit, headline row)] for the bar chart, from
@@ -781,16 +866,16 @@ class BenchmarksView(QWidget):
                         + " " + self._t("whiskers"))
         return self._frames["bars"], notes
 
-    def headline_rows(self, report) -> list[tuple[str, str, str]]:
-        """(figure, median with the spread of the repeats, % of peak and class range) of each
+    def headline_rows(self, report) -> list[tuple[str, str, str, str, str]]:
+        """(figure, median, range of the repeats, repeats, % of peak and class range) of each
         headline figure."""
         lang = self.state.lang
         out = []
         for row in B.headline(report, self._read(report)):
             s = row["spread"]
-            value = f"{fmt_num(row['value'])} {row['unit']}"
+            spread = ""
             if s.get("min") is not None and s.get("max") is not None:
-                value += f" ({self._t('range', low=fmt_num(s['min']), high=fmt_num(s['max']))})"
+                spread = self._t("range", low=fmt_num(s["min"]), high=fmt_num(s["max"]))
             context = []
             if row["pct_of_peak"] is not None:
                 context.append(self._t("pct_of_peak", pct=fmt_num(row["pct_of_peak"])))
@@ -799,38 +884,72 @@ class BenchmarksView(QWidget):
                 context.append(self._t("typical", low=fmt_num(ref["typical_low"]), high=fmt_num(ref["typical_high"]))
                                + f" ({render_message(ref['label'], lang)})")
             name = render_message(row["label"], lang) + (" ⚠" if row["noisy"] else "")
-            out.append((name, value, " · ".join(context)))
+            out.append((name, f"{fmt_num(row['value'])} {row['unit']}", spread,
+                        str(s["n"]) if s.get("n") and spread else "", " · ".join(context)))
         return out
 
-    def _figures_table(self, report, bench) -> QWidget:
+    def figure_table_rows(self, report, bench, raw: bool = False) -> list[tuple]:
+        """The rows of the All figures table: group titles as 1-tuples, then (quantity, median,
+        range, repeats, context) rows; with ``raw`` the (key, value) of every leaf instead."""
+        if raw:
+            return [(key, value) for key, value in EB.raw_rows(bench)]
+        lang = self.state.lang
+        rows: list[tuple] = []
         head = self.headline_rows(report)
-        raw = [(name, value, "") for name, value in figures(bench)]
-        rows = head + [("", "", "")] + raw if head else raw
+        if head:
+            rows.append((l10n_tr("figures.ui.headline", lang),))
+            rows.extend(head)
+        for title, group in EB.figure_groups(bench, lang):
+            rows.append((title,))
+            rows.extend((r["quantity"], r["value"], r["range"], r["runs"], "") for r in group)
+        return rows
+
+    def _figures_table(self, report, bench) -> QWidget:
         table = self._table
         if table is None:
-            table = QTableWidget(0, 3)
+            table = QTableWidget(0, 5)
             table.verticalHeader().setVisible(False)
             table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
             table.setAlternatingRowColors(True)
             table.setFrameShape(QFrame.Shape.NoFrame)
             table.setWordWrap(False)
             table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-            header = table.horizontalHeader()
-            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-            header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-            header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-            table.setColumnWidth(0, self.fontMetrics().horizontalAdvance("M") * 15)
-            table.setColumnWidth(1, self.fontMetrics().horizontalAdvance("M") * 13)
-            table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-            table.setFixedHeight(PLOT_HEIGHT)
+            table.setFixedHeight(TABLE_HEIGHT)
             self._table = table
-        table.setHorizontalHeaderLabels([self.tr("Figure"), self.tr("Value"), self._t("col_context")])
+        self._table_source = (report, bench)
+        self._fill_table()
+        return table
+
+    def _fill_table(self) -> None:
+        """Fill the All figures table: the grouped figures in words, or the raw keys."""
+        table, source = self._table, getattr(self, "_table_source", None)
+        if table is None or source is None:
+            return
+        raw = self.raw_toggle.isChecked()
+        lang = self.state.lang
+        rows = self.figure_table_rows(*source, raw=raw)
+        heads = ([l10n_tr("figures.col.key", lang), l10n_tr("figures.col.raw_value", lang)] if raw else
+                 [l10n_tr(f"figures.col.{c}", lang) for c in ("quantity", "value", "range", "runs")]
+                 + [self._t("col_context")])
+        table.clearSpans()
+        table.setColumnCount(len(heads))
+        table.setHorizontalHeaderLabels(heads)
         table.setRowCount(len(rows))
+        bold = table.font()
+        bold.setBold(True)
         for i, texts in enumerate(rows):
-            for col, text in enumerate(texts):
+            for col in range(len(heads)):
+                text = texts[col] if col < len(texts) else ""
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
-                if col == 1:
+                if len(texts) == 1:
+                    item.setFont(bold)
+                elif col in (1, 3) and not raw:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 table.setItem(i, col, item)
-        return table
+            if len(texts) == 1:
+                table.setSpan(i, 0, 1, len(heads))
+        header = table.horizontalHeader()
+        for col in range(len(heads)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(heads) - 1, QHeaderView.ResizeMode.Stretch)
