@@ -23,7 +23,7 @@ import re
 import threading
 import time
 
-from accelgui.probes import PROBES, Probe, finalize, merge
+from accelgui.probes import Probe, finalize, merge
 from accelgui.probes.context import ProbeContext, ProbeDeadline
 from accelgui.report import ProbeResult, Report, assemble
 
@@ -134,7 +134,11 @@ def _validated(fragment: dict) -> str | None:
 
 def run_probes(ctx: ProbeContext, timeout_s: float = DEFAULT_TIMEOUT_S,
                probes: list[Probe] | None = None) -> Report:
-    runs = [_Run(p, ctx) for p in (PROBES if probes is None else probes)]
+    if probes is None:
+        from accelgui.probes.platforms import probes_for
+
+        probes = probes_for(ctx)
+    runs = [_Run(p, ctx) for p in probes]
     started = time.monotonic()
     for run in runs:
         run.deadline = started + (run.probe.timeout_s or timeout_s)

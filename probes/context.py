@@ -27,6 +27,11 @@ What could not be used is a *fault*: ``(path, reason)`` recorded for the probe t
 (each probe's thread is bound to its name by the runner, :meth:`ProbeContext.bound`); the
 runner turns them into the probe's ``warnings``. Probes record their own faults for values
 they could not parse or that are out of range (:meth:`ProbeContext.fault`).
+
+A recorded machine is either a tree of files (Linux, read as above) or a folder of command
+outputs (macOS, Windows: :mod:`accelgui.probes.platforms.recorded`); :attr:`ProbeContext.platform`
+says which backend describes it, and :meth:`ProbeContext.output` hands a probe the text of one
+command, read from the folder or, live on that OS, run (bounded, no shell).
 """
 
 from __future__ import annotations
@@ -37,10 +42,19 @@ import os
 import stat
 import threading
 import time
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+if TYPE_CHECKING:
+    from accelgui.probes.platforms.recorded import Recording
+
+T = TypeVar("T")
+Runner = Callable[[tuple[str, ...], float], tuple["str | None", "str | None"]]
+DirEntry = tuple["str | None", int, int]    # (host path or None when plain, links, state)
 
 _UNSET = object()
 _MISSING = -1                 # what _lookup says of a path that does not exist
-_PLAIN = (None, 0, 0)         # a folder of the tree reached without a link: root/rel
+_PLAIN: DirEntry = (None, 0, 0)   # a folder of the tree reached without a link: root/rel
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -61,12 +75,28 @@ class ProbeDeadline(BaseException):
 
 class ProbeContext:
     """Where probes read from (``root``), whether they may import frameworks (``deep``), and
-    the environment they see (``env``, the process environment unless given)."""
+    the environment they see (``env``, the process environment unless given).
+    ``run_command(argv, timeout_s) -> (text or None, reason or None)`` runs a backend's
+    command live (:func:`accelgui.probes.platforms.live.run` unless given: tests pass a fake)."""
 
     __slots__ = ("root", "deep", "env", "_shared", "_shared_lock", "_live", "_base",
-                 "_dirs", "_faults", "_local")
+                 "_dirs", "_faults", "_local", "_run_command", "_platform")
 
-    def __init__(self, root: str = "/", deep: bool = False, env: dict | None = None):
+    root: str
+    deep: bool
+    env: dict[str, str]
+    _shared: dict[str, list[Any]]
+    _shared_lock: threading.Lock
+    _live: bool
+    _base: str
+    _dirs: dict[str, DirEntry | str]
+    _faults: dict[str, dict[tuple[str, str], None]]
+    _local: threading.local
+    _run_command: Runner | None
+    _platform: str | None
+
+    def __init__(self, root: str = "/", deep: bool = False, env: dict[str, str] | None = None,
+                 run_command: Runner | None = None):
         object.__setattr__(self, "root", root)
         object.__setattr__(self, "deep", deep)
         object.__setattr__(self, "env", dict(os.environ) if env is None else env)
@@ -76,27 +106,29 @@ class ProbeContext:
             real = os.path.realpath(root)
         except (OSError, ValueError):
             real = root
-        object.__setattr__(self, "_live", real == "/")
+        object.__setattr__(self, "_live", real == "/" or root in ("/", os.sep))
         object.__setattr__(self, "_base", root.rstrip("/"))
         object.__setattr__(self, "_dirs", {})         # resolved directories of the tree
         object.__setattr__(self, "_faults", {})       # probe name -> {(path, reason): None}
         object.__setattr__(self, "_local", threading.local())
+        object.__setattr__(self, "_run_command", run_command)
+        object.__setattr__(self, "_platform", None)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("ProbeContext is frozen")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, ProbeContext):
             return NotImplemented
         return (self.root, self.deep) == (other.root, other.deep)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.root, self.deep))
 
     def __repr__(self) -> str:
         return f"ProbeContext(root={self.root!r}, deep={self.deep!r})"
 
-    def shared(self, key: str, make):
+    def shared(self, key: str, make: Callable[[], T]) -> T:
         """``make()``, computed once for this context and handed to every probe that asks
         for ``key`` (work two probes need, such as /proc/cpuinfo parsed: the probes run in
         parallel threads, so a second caller waits for the first instead of redoing it).
@@ -107,7 +139,8 @@ class ProbeContext:
         with entry[0]:
             if entry[1] is _UNSET:
                 outer = getattr(self._local, "collect", None)
-                self._local.collect = collected = []
+                collected: list[tuple[str, str]] = []
+                self._local.collect = collected
                 try:
                     entry[1] = make()
                 finally:
@@ -118,27 +151,123 @@ class ProbeContext:
             else:
                 for rel, reason in entry[2]:
                     self.fault(rel, reason)
-            return entry[1]
+            result: T = entry[1]
+            return result
 
     @property
     def live(self) -> bool:
         """True when probing the running system (libraries, PATH and psutil may be used)."""
         return self._live
 
+    # ------------------------------------------------------------------ platforms
+
+    @property
+    def platform(self) -> str:
+        """The backend that describes this machine: ``"linux"``, ``"macos"`` or
+        ``"windows"``. Live: the running OS. A recorded root: a Linux tree when it holds a
+        tree's folders (``proc``, ``sys``, ``etc``...), else the OS whose commands claim
+        the most files of the folder, else ``"linux"`` (what an empty root always was)."""
+        if self._platform is None:
+            from accelgui.probes import platforms
+
+            if self._live:
+                name = platforms.live_platform()
+            elif platforms.looks_like_linux_tree(self.root) is not False:
+                name = "linux"
+            else:
+                name = self._recording().platform or "linux"
+            object.__setattr__(self, "_platform", name)
+        return str(self._platform)
+
+    def _recording(self) -> Recording:
+        """The recorded folder read and recognised once; the files nothing could use are
+        warnings of the ``platform`` probe, whichever probe asked first."""
+        def scan() -> Recording:
+            from accelgui.probes.platforms import recorded
+
+            found = recorded.scan(self.root)
+            entries = self._faults.setdefault("platform", {})
+            for name, reason in found.faults[:200]:
+                entries[(name, reason)] = None
+            return found
+
+        with self._shared_lock:     # not shared(): its faults would go to every caller
+            entry = self._shared.setdefault("platforms.recording", [threading.Lock(), _UNSET, ()])
+        with entry[0]:
+            if entry[1] is _UNSET:
+                entry[1] = scan()
+            found: Recording = entry[1]
+            return found
+
+    def outputs(self, key: str) -> list[str]:
+        """The texts of command ``key`` (``"macos.sysctl"``): every file of a recorded
+        folder recognised as its output, in file-name order, or its output run live on
+        that OS (once per context). [] when there is none; never raises. Faults of those
+        files (``truncated``...) are recorded for the calling probe, path = the file's name
+        (live: the command line)."""
+        self._check_deadline()
+        if self._live:
+            return self._live_output(key)
+        if self.platform == "linux":
+            return []
+        texts = []
+        for name, text, faults in self._recording().claimed.get(key, ()):
+            for reason in faults:
+                self.fault(name, reason)
+            texts.append(text)
+        return texts
+
+    def output(self, key: str) -> str | None:
+        """The text of command ``key``: its files joined by a newline (``sysctl hw`` and
+        ``sysctl machdep`` saved apart are one ``sysctl`` output), or None."""
+        texts = self.outputs(key)
+        return "\n".join(texts) if texts else None
+
+    @property
+    def recorded_commands(self) -> dict[str, list[str]]:
+        """Command key -> the recorded files recognised as its output ({} live or for a
+        Linux tree)."""
+        if self._live or self.platform == "linux":
+            return {}
+        return self._recording().files()
+
+    def _live_output(self, key: str) -> list[str]:
+        from accelgui.probes import platforms
+
+        cmd = platforms.command(key)
+        if cmd is None or cmd.os != self.platform:
+            return []               # never run another OS's commands (nor any on Linux)
+
+        def run() -> tuple[str | None, str | None]:
+            runner = self._run_command
+            if runner is None:
+                from accelgui.probes.platforms import live
+
+                runner = live.run
+            deadline = getattr(self._local, "deadline", None)
+            limit = cmd.timeout_s if deadline is None else \
+                max(0.1, min(cmd.timeout_s, deadline - time.monotonic()))
+            return runner(cmd.argv, limit)
+
+        text, reason = self.shared(f"platforms.live.{key}", run)
+        if reason is not None:
+            self.fault(" ".join(cmd.argv), "truncated" if reason == "truncated" else "unreadable")
+        return [text] if text is not None else []
+
     # ------------------------------------------------------------------ faults
 
-    def bound(self, probe: str, deadline: float | None = None):
+    def bound(self, probe: str, deadline: float | None = None) -> AbstractContextManager[ProbeContext]:
         """Context manager: faults recorded in this thread belong to ``probe``; reads after
         ``deadline`` (time.monotonic()) raise ProbeDeadline."""
         ctx = self
 
         class _Binding:
-            def __enter__(self):
+            def __enter__(self) -> ProbeContext:
                 ctx._local.probe = probe
                 ctx._local.deadline = deadline
                 return ctx
 
-            def __exit__(self, *exc):
+            def __exit__(self, *exc: object) -> None:
                 ctx._local.probe = None
                 ctx._local.deadline = None
 
@@ -157,6 +286,10 @@ class ProbeContext:
     def faults(self, probe: str) -> list[tuple[str, str]]:
         """The (path, reason) pairs recorded for ``probe``, in the order they happened."""
         return list(self._faults.get(probe, ()))
+
+    def take_faults(self, probe: str) -> list[tuple[str, str]]:
+        """The (path, reason) pairs recorded for ``probe``, forgotten here."""
+        return list(self._faults.pop(probe, ()))
 
     def _check_deadline(self) -> None:
         deadline = getattr(self._local, "deadline", None)
@@ -181,7 +314,7 @@ class ProbeContext:
     def _resolve(self, rel: str, follow: bool) -> str | None:
         return self._lookup(rel, follow)[0]
 
-    def _lookup(self, rel: str, follow: bool):
+    def _lookup(self, rel: str, follow: bool) -> tuple[str | None, int | None]:
         """(host path or None, what the last lstat said of it): its ``st_mode``, ``_MISSING``
         when it does not exist, None when not known (not looked at, or an error the open
         will name). Every folder on the way is resolved once per context (``_dirs``), so a
@@ -209,16 +342,17 @@ class ProbeContext:
             self._dirs[key] = self._entry(entry, name, comps, links, 0)
         return "/".join([self._base, *comps]), mode
 
-    def _dir(self, rel: str):
+    def _dir(self, rel: str) -> DirEntry | str:
         """The resolved folder ``rel`` of the tree: ``_PLAIN`` (no link on the way: its host
         path is root/rel), (host path, links followed, state) or the reason it cannot be
         resolved. State 0: resolved; 1: missing; 2: could not be looked at. Resolved from
         the nearest folder already known, one component at a time, each prefix that exists
         (or is refused) kept."""
-        entry = self._dirs.get(rel) if rel else _PLAIN
+        entry: DirEntry | str | None = self._dirs.get(rel) if rel else _PLAIN
         if entry is not None:
             return entry
-        names, cur = [], rel
+        names: list[str] = []
+        cur = rel
         while cur:
             cur, _, name = cur.rpartition("/")
             names.append(name)
@@ -226,6 +360,7 @@ class ProbeContext:
             if entry is not None:
                 break
         prefix = cur
+        assert entry is not None                # the root's entry ends the climb
         for name in reversed(names):
             key = f"{prefix}/{name}" if prefix else name
             if not isinstance(entry, str):
@@ -244,21 +379,21 @@ class ProbeContext:
             prefix = key                        # time (a monitor replays a tree for hours)
         return entry
 
-    def _entry(self, parent, name: str, comps: list[str], links: int, state: int):
+    def _entry(self, parent: DirEntry, name: str, comps: list[str], links: int, state: int) -> DirEntry:
         """A folder's cache entry: ``_PLAIN`` where its host path is root/rel (the parent's
         plain and this component neither a link nor "..")."""
         if parent is _PLAIN and state == 0 and links == 0 and name not in ("..", "."):
             return _PLAIN
         return ("/".join([self._base, *comps]), links, state)
 
-    def _comps(self, entry, rel: str) -> list[str]:
+    def _comps(self, entry: DirEntry, rel: str) -> list[str]:
         """The resolved components of a folder entry (``rel``: its key)."""
         if entry is _PLAIN:
             return [c for c in rel.split("/") if c] if rel else []
-        host = entry[0]
+        host = entry[0] or ""
         return host[len(self._base) + 1:].split("/") if len(host) > len(self._base) else []
 
-    def _walk(self, rel: str, comps: list[str], links: int):
+    def _walk(self, rel: str, comps: list[str], links: int) -> tuple[list[str], int, int | None] | str:
         """Resolve ``rel`` below the resolved components ``comps``: (components, links, mode)
         or the reason it cannot be resolved ("outside-tree", "loop"). ``mode``: the lstat
         of the result (``_MISSING`` when it does not exist, None when unknown)."""
@@ -312,12 +447,14 @@ class ProbeContext:
         costs one lstat (while resolving it) and, below 64 KiB, one read: a short read of a
         regular file is its end."""
         self._check_deadline()
+        mode: int | None = None
         if self._live:
-            path, mode = self.p(rel), None
+            path = self.p(rel)
         else:
-            path, mode = self._lookup(rel, True)
-            if path is None or mode == _MISSING:
+            found, mode = self._lookup(rel, True)
+            if found is None or mode == _MISSING:
                 return None, False
+            path = found
         flags = _OPEN_FLAGS
         try:
             if not self._live:

@@ -392,6 +392,7 @@ _X86_FEATURES = {
     "vaes": "vaes", "vpclmulqdq": "vpclmulqdq", "gfni": "gfni", "bmi1": "bmi1", "bmi2": "bmi2",
     "popcnt": "popcnt", "movbe": "movbe", "fma4": "fma4", "xop": "xop",
 }
+X86_FEATURES = _X86_FEATURES       # the kernel's x86 flag -> feature name (other OS backends)
 _ARM_FEATURES = {
     "asimd": ["neon"], "neon": ["neon"], "fp": ["fp"], "vfpv4": ["vfpv4"],
     "asimdhp": ["fp16", "asimdhp"], "fphp": ["fp16"], "asimddp": ["dotprod"],

@@ -145,6 +145,8 @@ def refine_by_driver(verdict: dict, driver: str | None) -> dict:
 
 
 def is_integrated(rec: dict, tables: dict) -> bool:
+    if rec.get("integrated") is not None:
+        return bool(rec["integrated"])      # the OS said so (macOS "Built-In", Windows)
     entry = rec.get("curated") or {}
     if entry.get("integrated"):
         return True
@@ -316,6 +318,9 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     if rec.get("vram_total_bytes"):
         details["memory_bytes"] = rec["vram_total_bytes"]
         details["memory_source"] = "amdgpu"
+    elif rec.get("memory_bytes"):           # the OS's own figure (macOS, Windows backends)
+        details["memory_bytes"] = rec["memory_bytes"]
+        details["memory_source"] = rec.get("memory_source") or "os"
     elif entry.get("memory_bytes"):
         details["memory_bytes"] = entry["memory_bytes"]
         details["memory_source"] = "table"
@@ -342,6 +347,7 @@ def _pci_device(rec: dict, tables: dict) -> dict:
         "details": details,
         "_family": rec.get("family") or "generic", "_nodes": nodes,
         "_drivers": [rec.get("driver")], "_unnamed": unnamed, "_display": display,
+        "_driver_inferred": rec.get("driver_evidence"),
     }
 
 
@@ -616,7 +622,9 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
         ladder.step("driver", True, l10n.msg("devices.ladder.driver_inferred_nodes"),
                     check="ok (inferred from its device files)")
     elif not drivers and inferred:
-        ladder.step("driver", True, inferred, check="ok (inferred from its devfreq entry)")
+        ladder.step("driver", True, inferred, check="ok (inferred from its devfreq entry)"
+                    if inferred.get("id") == "devices.ladder.driver_inferred_devfreq"
+                    else "ok (the operating system's own driver)")
     elif not drivers:
         blocked = _blocked_module(meta, expected)
         ladder.stop("driver", "driver-missing", l10n.msg("devices.reason.no_driver"),
@@ -737,7 +745,9 @@ def _soc_device(rec: dict) -> dict:
     dev["_family"] = rec.get("family") or "generic"
     dev["_nodes"] = rec.get("nodes") or {}
     dev["_drivers"] = [rec.get("driver")] if rec.get("driver") else []
-    if not rec.get("driver") and dev["details"].get("devfreq"):
+    if not rec.get("driver") and rec.get("driver_evidence"):
+        dev["_driver_inferred"] = rec["driver_evidence"]      # the OS's own driver (macOS)
+    elif not rec.get("driver") and dev["details"].get("devfreq"):
         dev["_driver_inferred"] = l10n.msg("devices.ladder.driver_inferred_devfreq")
     return dev
 

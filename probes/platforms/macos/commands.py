@@ -1,0 +1,59 @@
+"""The macOS commands accelgui reads, and how each one's output is recognised.
+
+Recognisers look at the shape of the text, not at its language: ``sysctl`` prints
+``name.of.key: value`` lines under the ``hw.``/``machdep.``/``kern.`` trees, ``sw_vers``
+``ProductName:``/``ProductVersion:`` lines (English in every locale), ``system_profiler``
+either JSON (``-json``: ``{"SPHardwareDataType": [...]}``), a property list (``-xml``) or
+text: an unindented section title ending in a colon (``Hardware:``, ``硬件：``) over
+indented ``Key: Value`` lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from accelgui.probes.platforms import Command
+
+_SYSCTL = re.compile(r"^(?:hw|machdep\.cpu)\.[A-Za-z0-9_.]+: \S", re.M)
+_LINUX_SYSCTL = re.compile(r"^[a-z0-9_]+\.[a-z0-9_.]+ = ", re.M)
+_SW_VERS = re.compile(r"^ProductName:\s+\S", re.M)
+_SW_VERS_VERSION = re.compile(r"^ProductVersion:\s+\d", re.M)
+_SP_JSON = re.compile(r'\A\s*\{\s*"SP[A-Za-z]+DataType"\s*:\s*\[')
+_SP_PLIST = re.compile(r"<plist\b.*?<key>_dataType</key>\s*<string>SP[A-Za-z]+DataType</string>", re.S)
+_SP_TITLE = re.compile(r"\A\s*\S[^\n:：]{0,80}[:：][ \t]*\n")
+_SP_NODE = re.compile(r"^ {4}\S[^\n]{0,200}[:：][ \t]*$", re.M)
+_SP_PAIR = re.compile(r"^ {6,}\S[^\n:：]{0,120}[:：][ \t]*\S", re.M)
+
+
+def is_sysctl(text: str) -> bool:
+    """``sysctl -a`` / ``sysctl hw machdep`` of macOS: ``hw.ncpu: 8`` lines (Linux's
+    sysctl prints ``kernel.x = y``)."""
+    return len(_SYSCTL.findall(text, 0, 65536)) >= 2 and not _LINUX_SYSCTL.search(text, 0, 4096)
+
+
+def is_sw_vers(text: str) -> bool:
+    return bool(_SW_VERS.search(text, 0, 4096) and _SW_VERS_VERSION.search(text, 0, 4096))
+
+
+def is_system_profiler(text: str) -> bool:
+    """Any ``system_profiler`` output: JSON, XML property list, or text in any language."""
+    if _SP_JSON.match(text) or _SP_PLIST.search(text, 0, 65536):
+        return True
+    return bool(_SP_TITLE.match(text) and _SP_NODE.search(text, 0, 16384)
+                and _SP_PAIR.search(text, 0, 16384))
+
+
+SYSCTL = Command("macos.sysctl", ("sysctl", "-a"), is_sysctl, timeout_s=10.0,
+                 also=(("sysctl", "hw", "machdep", "kern", "iogpu"), ("sysctl", "machdep.cpu")))
+SW_VERS = Command("macos.sw_vers", ("sw_vers",), is_sw_vers, timeout_s=5.0)
+# one run for the data types the probes read; -json is read without any locale's labels
+SYSTEM_PROFILER = Command(
+    "macos.system_profiler",
+    ("system_profiler", "-json", "SPHardwareDataType", "SPDisplaysDataType", "SPMemoryDataType",
+     "SPUSBDataType", "SPUSBHostDataType", "SPSoftwareDataType"),
+    is_system_profiler, timeout_s=30.0,
+    also=(("system_profiler", "SPDisplaysDataType"), ("system_profiler", "SPHardwareDataType"),
+          ("system_profiler", "SPMemoryDataType"), ("system_profiler", "SPUSBDataType"),
+          ("system_profiler", "-xml", "SPDisplaysDataType")))
+
+COMMANDS = (SYSCTL, SW_VERS, SYSTEM_PROFILER)

@@ -1,0 +1,263 @@
+"""``system_profiler`` outputs as data: ``{data type: [items]}`` with the key names of its
+``-json`` form (``sppci_model``, ``sppci_cores``, ``spdisplays_vram``...), whichever form was
+recorded: JSON, the ``-xml`` property list, or text in the user's language.
+
+JSON and XML carry the key names themselves. Text carries localised labels (``Chipset
+Model``, ``芯片组型号``): the few labels the probes need are looked up in LABELS (English and
+Chinese as macOS prints them), and where a label is not known the values speak for
+themselves (a model identifier ``MacBookPro18,3``, ``Apple M1 Pro``, ``Vendor (0x1002)``,
+``0x7340``, ``16 GB``, ``Darwin 23.5.0``), so a section is recognised, and its main facts
+read, in a language no table lists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+MAX_NODES = 20000                   # text lines turned into nodes, per output
+_PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*[:：](?:[ \t]+(.*?))?[ \t]*$")
+_MODEL_ID = re.compile(r"^(?:[A-Z][A-Za-z]*\d+,\d+|Mac\d+,\d+)$")
+_APPLE_CHIP = re.compile(r"^Apple (M\d+(?: Pro| Max| Ultra)?)\b")
+_GB = re.compile(r"^\d+(?:[.,]\d+)? ?(?:GB|TB|MB)$")
+_HEX4 = re.compile(r"^0x[0-9a-fA-F]{4}\b")
+_VENDOR_HEX = re.compile(r"\(0x[0-9a-fA-F]{4}\)")
+_MEM_TYPE = re.compile(r"^(?:LP)?DDR\d\w*$|^HBM", re.I)
+_OS_VERSION = re.compile(r"^(?:macOS|Mac OS X|OS X)\b.*\d")
+_DARWIN = re.compile(r"^Darwin \d")
+
+# Normalised text label (lower case, no spaces, ASCII brackets and commas) -> JSON key.
+LABELS = {
+    # SPDisplaysDataType
+    "chipsetmodel": "sppci_model", "芯片组型号": "sppci_model", "晶片組型號": "sppci_model",
+    "type": "sppci_device_type", "类型": "sppci_device_type", "類型": "sppci_device_type",
+    "bus": "sppci_bus", "总线": "sppci_bus", "匯流排": "sppci_bus",
+    "slot": "sppci_slot_name", "插槽": "sppci_slot_name",
+    "pcielanewidth": "spdisplays_pcie_width",
+    "vendor": "spdisplays_vendor", "供应商": "spdisplays_vendor", "厂商": "spdisplays_vendor",
+    "廠商": "spdisplays_vendor",
+    "deviceid": "spdisplays_device-id", "设备id": "spdisplays_device-id", "裝置id": "spdisplays_device-id",
+    "revisionid": "spdisplays_revision-id", "修正版id": "spdisplays_revision-id",
+    "totalnumberofcores": "sppci_cores", "核心总数": "sppci_cores", "核心總數": "sppci_cores",
+    "核总数": "sppci_cores",
+    # SPHardwareDataType (its "Total Number of Cores" is read as number_processors below)
+    "modelname": "machine_name", "型号名称": "machine_name", "機型名稱": "machine_name",
+    "modelidentifier": "machine_model", "型号标识符": "machine_model", "機型識別碼": "machine_model",
+    "chip": "chip_type", "芯片": "chip_type", "晶片": "chip_type",
+    "processorname": "cpu_type", "处理器名称": "cpu_type", "處理器名稱": "cpu_type",
+    "processorspeed": "current_processor_speed", "处理器速度": "current_processor_speed",
+    "numberofprocessors": "packages", "处理器数目": "packages",
+    "memory": "physical_memory", "内存": "physical_memory", "記憶體": "physical_memory",
+    # SPMemoryDataType
+    "size": "dimm_size", "大小": "dimm_size", "speed": "dimm_speed", "速度": "dimm_speed",
+    "manufacturer": "dimm_manufacturer", "制造商": "dimm_manufacturer",
+    # SPUSBDataType
+    "productid": "product_id", "产品id": "product_id", "vendorid": "vendor_id",
+    "供应商id": "vendor_id", "厂商id": "vendor_id", "locationid": "location_id",
+    "位置id": "location_id",
+    # SPSoftwareDataType
+    "systemversion": "os_version", "系统版本": "os_version", "kernelversion": "kernel_version",
+    "内核版本": "kernel_version",
+}
+
+
+def _norm(label: str) -> str:
+    return re.sub(r"\s+", "", label.lower().replace("（", "(").replace("）", ")").replace("，", ","))
+
+
+def json_key(label: str) -> str | None:
+    """The JSON key of a text label (None when unknown)."""
+    key = _norm(label)
+    if key in LABELS:
+        return LABELS[key]
+    if key.startswith("vram"):
+        return "spdisplays_vram" if any(w in key for w in ("total", "总", "總")) else "spdisplays_vram_shared"
+    if key.startswith("metal"):
+        return "spdisplays_mtlgpufamilysupport"
+    return None
+
+
+# ------------------------------------------------------------------ text
+
+def parse_text(text: str) -> list[dict]:
+    """The outline of a text output: nodes ``{label, value, children}`` nested by indent."""
+    root: dict = {"label": "", "value": None, "children": [], "indent": -1}
+    stack = [root]
+    count = 0
+    for line in text.split("\n"):
+        m = _PAIR.match(line)
+        if not m:
+            continue
+        count += 1
+        if count > MAX_NODES:
+            break
+        indent = len(m.group(1))
+        node = {"label": m.group(2).strip(), "value": (m.group(3) or "").strip() or None,
+                "children": [], "indent": indent}
+        while stack[-1]["indent"] >= indent:
+            stack.pop()
+        stack[-1]["children"].append(node)
+        stack.append(node)
+    return root["children"]
+
+
+def _pairs(node: dict) -> dict:
+    """A node's direct ``label: value`` children as a JSON-keyed item (``_name``: its label;
+    ``_labels``: every label as printed, for readers that look at values)."""
+    item: dict = {"_name": node["label"], "_values": []}
+    for child in node["children"]:
+        if child["value"] is None:
+            continue
+        item["_values"].append(child["value"])
+        key = json_key(child["label"])
+        if key and key not in item:
+            item[key] = child["value"]
+    return item
+
+
+def _walk(nodes: list[dict]):
+    for node in nodes:
+        yield node
+        yield from _walk(node["children"])
+
+
+def _values(node: dict) -> list[str]:
+    return [n["value"] for n in _walk(node["children"]) if n["value"]]
+
+
+def section_type(section: dict) -> str | None:
+    """Which data type a text section is, from its values and labels."""
+    values = _values(section)
+    keys = {json_key(n["label"]) for n in _walk(section["children"]) if n["value"]}
+    if "product_id" in keys or "location_id" in keys:
+        return "SPUSBDataType"
+    if {"sppci_model", "spdisplays_vendor", "spdisplays_mtlgpufamilysupport"} & keys or \
+            any(_VENDOR_HEX.search(v) for v in values):
+        return "SPDisplaysDataType"
+    if "machine_model" in keys or any(_MODEL_ID.match(v) for v in values):
+        return "SPHardwareDataType"
+    if any(_OS_VERSION.match(v) for v in values) and any(_DARWIN.match(v) for v in values):
+        return "SPSoftwareDataType"
+    if any(_MEM_TYPE.match(v) for v in values):
+        return "SPMemoryDataType"
+    return None
+
+
+def _text_items(kind: str, section: dict) -> list[dict]:
+    children = [c for c in section["children"] if c["value"] is None]
+    if kind == "SPDisplaysDataType":
+        return [_pairs(c) for c in children]
+    if kind in ("SPHardwareDataType", "SPSoftwareDataType"):
+        item = _pairs(children[0]) if children else _pairs(section)
+        if kind == "SPHardwareDataType" and "sppci_cores" in item:
+            item["number_processors"] = item.pop("sppci_cores")
+        return [item]
+    if kind == "SPMemoryDataType":
+        top = _pairs(section)
+        banks = [_pairs(n) for n in _walk(section["children"])
+                 if n["value"] is None and any(json_key(c["label"]) == "dimm_size" for c in n["children"])]
+        if "physical_memory" in top:
+            top["SPMemoryDataType"] = top.pop("physical_memory")
+        return [top, *banks]
+    return [_pairs(n) for n in _walk(section["children"])          # USB: every device node
+            if n["value"] is None and any(json_key(c["label"]) == "product_id" for c in n["children"])]
+
+
+def text_data(text: str) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for section in parse_text(text):
+        if section["value"] is not None:
+            continue
+        kind = section_type(section)
+        if kind:
+            out.setdefault(kind, []).extend(_text_items(kind, section))
+    return out
+
+
+# ------------------------------------------------------------------ JSON, XML
+
+def _flatten_usb(items: list) -> list[dict]:
+    """USB devices are nested under buses and hubs (``_items``): every device, flat."""
+    out, todo = [], list(items)
+    while todo and len(out) < 1000:
+        item = todo.pop(0)
+        if not isinstance(item, dict):
+            continue
+        todo.extend(item.get("_items") or ())
+        if any("product" in k.lower() and "id" in k.lower() for k in item):
+            out.append(item)
+    return out
+
+
+def structured_data(data) -> dict[str, list[dict]]:
+    """``-json`` (a dict of data types) or ``-xml`` (a list of ``{_dataType, _items}``)."""
+    out: dict[str, list[dict]] = {}
+    if isinstance(data, dict):
+        pairs = list(data.items())
+    elif isinstance(data, list):
+        pairs = [(d.get("_dataType"), d.get("_items")) for d in data if isinstance(d, dict)]
+    else:
+        return out
+    for kind, items in pairs:
+        if not isinstance(kind, str) or not isinstance(items, list):
+            continue
+        kind = "SPUSBDataType" if kind == "SPUSBHostDataType" else kind
+        items = [i for i in items if isinstance(i, dict)]
+        if kind == "SPUSBDataType":
+            items = _flatten_usb(items)
+        elif kind == "SPMemoryDataType":
+            items = items + [b for i in items for b in (i.get("_items") or ()) if isinstance(b, dict)]
+        out.setdefault(kind, []).extend(items)
+    return out
+
+
+def parse(text: str) -> dict[str, list[dict]]:
+    """One recorded ``system_profiler`` output as ``{data type: [items]}`` ({} when it is
+    none of the three forms, or broken)."""
+    head = text.lstrip()[:1]
+    if head in ("{", "["):
+        try:
+            return structured_data(json.loads(text))
+        except ValueError:
+            return {}               # cut short: JSON is all or nothing
+    if head == "<":
+        import plistlib
+
+        try:
+            return structured_data(plistlib.loads(text.encode("utf-8")))
+        except Exception:  # noqa: BLE001 - plistlib raises several kinds on broken XML
+            return {}
+    return text_data(text)
+
+
+def merged(texts: list[str]) -> dict[str, list[dict]]:
+    """Every recorded output's data types together (first output's items first)."""
+    out: dict[str, list[dict]] = {}
+    for text in texts:
+        for kind, items in parse(text).items():
+            out.setdefault(kind, []).extend(items)
+    return out
+
+
+def data(ctx) -> dict[str, list[dict]]:
+    """The machine's system_profiler data, parsed once per context."""
+    return ctx.shared("macos.system_profiler", lambda: merged(ctx.outputs("macos.system_profiler")))
+
+
+def apple_chip(text) -> str | None:
+    """``"Apple M2 Pro"`` from a chip, model or brand string (None when not an M-series)."""
+    m = _APPLE_CHIP.match(str(text or "").strip())
+    return f"Apple {m.group(1)}" if m else None
+
+
+def values(item: dict) -> list[str]:
+    """Every value of a text item (for value-based reading); [] for JSON items."""
+    return list(item.get("_values") or ())
+
+
+def first_value(item: dict, pattern: re.Pattern) -> str | None:
+    return next((v for v in values(item) if pattern.match(v)), None)
+
+
+PATTERNS = {"model_id": _MODEL_ID, "gb": _GB, "hex4": _HEX4, "mem_type": _MEM_TYPE,
+            "os_version": _OS_VERSION, "darwin": _DARWIN}
