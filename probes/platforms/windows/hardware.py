@@ -1,0 +1,331 @@
+"""Windows platform, CPU and memory probes, from WMI (recorded or live) and ``dxdiag /t``.
+
+WMI's property names are the same in every locale; where a value is localised (the OS
+caption "Microsoft Windows 11 Famille", ``OSArchitecture`` "64 Bit") the language-free
+property is read instead (``OperatingSystemSKU``, ``BuildNumber``, ``Win32_Processor.
+Architecture``). Unknown stays None: nothing is guessed from a file name or a model string.
+"""
+
+from __future__ import annotations
+
+import re
+
+from accelgui.probes.platforms.windows import records
+
+# Win32_Processor.Architecture (learn.microsoft.com/windows/win32/cimwin32prov/win32-processor)
+_ARCH = {0: "x86", 5: "arm", 6: "ia64", 9: "x86_64", 12: "aarch64"}
+_SYSTEM_TYPE = (("arm64", "aarch64"), ("x64", "x86_64"), ("x86", "x86"))
+# Win32_OperatingSystem.OperatingSystemSKU -> edition (learn.microsoft.com/windows/win32/
+# cimwin32prov/win32-operatingsystem, PRODUCT_* of GetProductInfo)
+_EDITIONS = {4: "Enterprise", 27: "Enterprise N", 48: "Pro", 49: "Pro N", 98: "Home N",
+             99: "Home China", 100: "Home Single Language", 101: "Home", 121: "Education",
+             122: "Education N", 125: "Enterprise LTSC", 161: "Pro for Workstations",
+             164: "Pro Education", 175: "Enterprise multi-session"}
+# build -> release (learn.microsoft.com/windows/release-health/windows11-release-information,
+# .../release-information for Windows 10), checked 2026-12-01
+_RELEASES = {19041: "2004", 19042: "20H2", 19043: "21H1", 19044: "21H2", 19045: "22H2",
+             22000: "21H2", 22621: "22H2", 22631: "23H2", 26100: "24H2", 26200: "25H2"}
+
+
+def outputs(ctx, key: str) -> list[str]:
+    """The texts recorded (or, live, run) for one command key; [] when absent."""
+    try:
+        return [t for t in ctx.outputs(key) if t]
+    except Exception:  # noqa: BLE001 - a reader's failure is a missing output, not a crash
+        return []
+
+
+def wmi(ctx, key: str, cls: str) -> list[dict]:
+    """The objects of WMI class ``cls`` in the outputs of ``key``, parsed once per context."""
+    return ctx.shared(f"windows.wmi.{key}.{cls}", lambda: records.of_class(outputs(ctx, key), cls))
+
+
+def first(ctx, key: str, cls: str) -> dict:
+    found = wmi(ctx, key, cls)
+    return found[0] if found else {}
+
+
+def dxdiag(ctx) -> dict:
+    texts = outputs(ctx, "windows.dxdiag")
+    return ctx.shared("windows.dxdiag", lambda: records.dxdiag(texts[0] if texts else None))
+
+
+def dxdiag_system(ctx, label: str, pattern: str) -> str | None:
+    """A System Information value of dxdiag: by its English label, else the first value of
+    the form ``pattern`` (dxdiag's labels are localised, these values' forms are not)."""
+    system = dxdiag(ctx)["system"]
+    if system.get(label):
+        return system[label]
+    return next((v for _, v in system.get("_order", ()) if re.search(pattern, v)), None)
+
+
+# ---------------------------------------------------------------------------- platform
+
+def _dmi(ctx) -> dict[str, str]:
+    """The SMBIOS strings Windows shows, under the names of Linux's sys/class/dmi/id."""
+    cs = first(ctx, "windows.computer_system", "Win32_ComputerSystem")
+    bios = first(ctx, "windows.bios", "Win32_BIOS")
+    pairs = (("sys_vendor", records.text_of(cs, "Manufacturer")
+              or dxdiag_system(ctx, "System Manufacturer", r"^$")),
+             ("product_name", records.text_of(cs, "Model") or dxdiag_system(ctx, "System Model", r"^$")),
+             ("product_family", records.text_of(cs, "SystemFamily")),
+             ("bios_vendor", records.text_of(bios, "Manufacturer")),
+             ("bios_version", records.text_of(bios, "SMBIOSBIOSVersion")),
+             ("product_serial", records.text_of(bios, "SerialNumber")))
+    return {k: v for k, v in pairs if v}
+
+
+def build_number(ctx) -> int | None:
+    os_ = first(ctx, "windows.operating_system", "Win32_OperatingSystem")
+    build = records.int_of(os_, "BuildNumber")
+    if build is None:
+        m = re.search(r"\bBuild (\d{4,5})\b", dxdiag_system(ctx, "Operating System", r"Windows") or "")
+        build = int(m.group(1)) if m else None
+    return build
+
+
+def os_release(ctx) -> str | None:
+    """"Windows 11 Home 23H2" from the build and SKU (any locale); a server's caption."""
+    os_ = first(ctx, "windows.operating_system", "Win32_OperatingSystem")
+    build = build_number(ctx)
+    caption = records.text_of(os_, "Caption") or dxdiag_system(ctx, "Operating System", r"Windows")
+    if records.int_of(os_, "ProductType") in (2, 3) or "Server" in (caption or ""):
+        return re.sub(r"^Microsoft\s+", "", caption or "") or None
+    if build is None:
+        return re.sub(r"^Microsoft\s+", "", caption).split(" (")[0] if caption else None
+    parts = [f"Windows {11 if build >= 22000 else 10}",
+             _EDITIONS.get(records.int_of(os_, "OperatingSystemSKU")), _RELEASES.get(build)]
+    return " ".join(p for p in parts if p)
+
+
+def machine_arch(ctx) -> str | None:
+    for proc in wmi(ctx, "windows.processor", "Win32_Processor"):
+        arch = _ARCH.get(records.int_of(proc, "Architecture"))
+        if arch:
+            return arch
+    kind = (records.text_of(first(ctx, "windows.computer_system", "Win32_ComputerSystem"),
+                            "SystemType") or "").lower()
+    return next((arch for word, arch in _SYSTEM_TYPE if word in kind), None)
+
+
+def _virtual_adapters(ctx) -> list[str]:
+    from accelgui.probes.platforms.windows import devices
+
+    return [a["name"] for a in devices.adapters(ctx) if a.get("virtual") and a.get("name")]
+
+
+def platform_probe(ctx) -> dict:
+    from accelgui.probes import platform as linux_platform
+
+    dmi = _dmi(ctx)
+    os_ = first(ctx, "windows.operating_system", "Win32_OperatingSystem")
+    cs = first(ctx, "windows.computer_system", "Win32_ComputerSystem")
+    build = build_number(ctx)
+    version = records.text_of(os_, "Version") or (f"10.0.{build}" if build else None)
+    found = linux_platform.identify_dmi(dmi)
+    virtual = _virtual_adapters(ctx)
+    result = {
+        "os": "Windows",
+        "os_release": os_release(ctx),
+        "kernel": version,
+        "machine": machine_arch(ctx),
+        "hostname": records.text_of(cs, "DNSHostName", "Name") or records.text_of(os_, "CSName")
+        or dxdiag_system(ctx, "Machine name", r"^$"),
+        "virtualization": found["virtualization"],
+        "container": None,
+        "cloud": found["cloud"],
+        "dmi": dmi,
+        "secure_boot": None,
+        "out_of_tree_modules": [],
+        "windows": {"build": build, "edition_sku": records.int_of(os_, "OperatingSystemSKU"),
+                    "virtual_display_adapters": virtual,
+                    "remote_session": any("remote display" in n.lower() for n in virtual),
+                    "wsl": wsl(ctx)},
+    }
+    if not (os_ or cs or dxdiag(ctx)["system"]):
+        return {"platform": result, "_status": "absent",
+                "_reason": "no Win32_OperatingSystem, Win32_ComputerSystem or dxdiag output"}
+    return {"platform": result}
+
+
+def wsl(ctx) -> dict | None:
+    """WSL seen from Windows: the distributions ``wsl -l -v`` lists (name, state, WSL
+    version), or the optional feature's state; None when nothing about WSL was recorded."""
+    texts = outputs(ctx, "windows.wsl")
+    if not texts:
+        return None
+    distros, feature = [], None
+    for text in texts:
+        for row in re.finditer(r"(?m)^\s*(\*)?\s*(\S+)\s+(\S+)\s+([12])\s*$", text):
+            if row.group(2) != "NAME":
+                distros.append({"name": row.group(2), "state": row.group(3),
+                                "version": int(row.group(4)), "default": bool(row.group(1))})
+        for obj in records.objects(text):
+            if "Subsystem-Linux" in (records.text_of(obj, "FeatureName") or ""):
+                feature = records.text_of(obj, "State")
+    return {"distributions": distros, "wsl2": any(d["version"] == 2 for d in distros) or None,
+            "feature_state": feature}
+
+
+# ---------------------------------------------------------------------------- cpu
+
+def _signature(proc: dict) -> tuple[int | None, int | None, int | None]:
+    """(family, model, stepping) from ProcessorId's CPUID leaf 1 EAX (x86), else from the
+    caption ("Intel64 Family 6 Model 170 Stepping 4")."""
+    pid = records.text_of(proc, "ProcessorId") or ""
+    if re.fullmatch(r"[0-9A-Fa-f]{16}", pid) and pid[8:] != "00000000":
+        eax = int(pid[8:], 16)
+        family = (eax >> 8) & 0xF
+        model = (eax >> 4) & 0xF
+        if family in (6, 15):
+            model |= ((eax >> 16) & 0xF) << 4
+        if family == 15:
+            family += (eax >> 20) & 0xFF
+        return family, model, eax & 0xF
+    m = re.search(r"Family (\d+) Model (\d+)(?: Stepping (\d+))?", records.text_of(proc, "Caption") or "")
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else None) if m else (None, None, None)
+
+
+def _core_types(vendor_raw: str | None, cores: int | None, threads: int | None) -> list[dict] | None:
+    """Intel's hybrid parts: only the P-cores have Hyper-Threading, so a part with more
+    threads than cores and fewer than two per core has ``threads - cores`` P-cores and the
+    rest E-cores. None when the counts do not show it (Lunar Lake has no Hyper-Threading at
+    all: its P/E split is not in WMI)."""
+    if vendor_raw != "GenuineIntel" or not cores or not threads or not cores < threads < 2 * cores:
+        return None
+    perf = threads - cores
+    return [{"model_name": "performance", "cores": perf, "cpus": 2 * perf},
+            {"model_name": "efficiency", "cores": cores - perf, "cpus": cores - perf}]
+
+
+def _features(uarch: str | None) -> list[str]:
+    """The instruction-set extensions of the microarchitecture in archspec's table (what a
+    part of that generation offers; WMI does not show this CPU's own flags)."""
+    from accelgui.probes import cpu as linux_cpu
+
+    data = linux_cpu._archspec_data() if uarch else None
+    entry = data[0].get(uarch) if data else None
+    return sorted(entry[2]) if entry else []
+
+
+def _caches(proc: dict) -> dict:
+    out = {}
+    for level, name in (("l2", "L2CacheSize"), ("l3", "L3CacheSize")):
+        kib = records.int_of(proc, name)
+        if kib and kib > 0:
+            out[level] = {"size_bytes": kib << 10, "instances": None}
+    return out
+
+
+def cpu_probe(ctx) -> dict:
+    from accelgui.probes import cpu as linux_cpu
+    from accelgui.probes import platform as linux_platform
+
+    procs = wmi(ctx, "windows.processor", "Win32_Processor")
+    if not procs:
+        name = dxdiag_system(ctx, "Processor", r"\(\d+ CPUs\)")
+        m = re.search(r"\((\d+) CPUs\)", name or "")
+        fragment = {"model_name": re.sub(r"\s*\(\d+ CPUs\).*$", "", name) if name else None,
+                    "logical_cpus": int(m.group(1)) if m else None, "arch": machine_arch(ctx)}
+        return {"cpu": fragment, "_status": "absent", "_reason": "no Win32_Processor output"}
+    proc = procs[0]
+    vendor_raw = records.text_of(proc, "Manufacturer")
+    family, model, stepping = _signature(proc)
+    row = linux_cpu.x86_model_row(vendor_raw, family, model, stepping) if family else None
+    cores = records.int_of(proc, "NumberOfCores")
+    threads = records.int_of(proc, "NumberOfLogicalProcessors", "ThreadCount")
+    uarch = row.get("uarch") if row else None
+    features = _features(uarch)
+    vendor = (linux_cpu._tables().get("vendor_ids") or {}).get((vendor_raw or "").strip())
+    if vendor is None and re.search(r"qualcomm|snapdragon", f"{vendor_raw} {records.text_of(proc, 'Name')}", re.I):
+        vendor = "qualcomm"
+    result = {
+        "vendor_id": vendor_raw, "vendor": vendor,
+        "model_name": re.sub(r"\s+", " ", records.text_of(proc, "Name") or "").strip() or None,
+        "arch": machine_arch(ctx), "microarchitecture": uarch,
+        "codename": row.get("codename") if row else None,
+        "logical_cpus": sum(records.int_of(p, "NumberOfLogicalProcessors") or 0 for p in procs) or None,
+        "threads_per_core": (-(-threads // cores)) if cores and threads else None,
+        "cores_per_socket": cores, "sockets": len(procs), "numa_nodes": None,
+        "flags": [], "features": features,
+        "features_source": f"archspec target {uarch} (the microarchitecture's instruction set; "
+                           "WMI does not list this CPU's flags)" if features else None,
+        "caches": _caches(proc),
+        "max_mhz": records.int_of(proc, "MaxClockSpeed"), "min_mhz": None,
+        "hypervisor_vendor": linux_platform.identify_dmi(_dmi(ctx))["hypervisor"],
+        "core_types": _core_types(vendor_raw, cores, threads),
+        "cpuid": {"family": family, "model": model, "stepping": stepping} if family else None,
+    }
+    return {"cpu": result}
+
+
+# ---------------------------------------------------------------------------- memory
+
+_WMI_FORMS = {8: 0x09, 12: 0x0D}     # Win32_PhysicalMemory.FormFactor DIMM, SODIMM -> SMBIOS
+
+
+def _module(obj: dict) -> dict:
+    """A Win32_PhysicalMemory object as the SMBIOS reader of the Linux memory probe
+    records a Memory Device (type 17): WMI copies those fields from SMBIOS."""
+    return {"size_bytes": records.int_of(obj, "Capacity"),
+            "data_width": records.int_of(obj, "DataWidth"),
+            "form": _WMI_FORMS.get(records.int_of(obj, "FormFactor")),
+            "locator": records.text_of(obj, "DeviceLocator") or "",
+            "bank": records.text_of(obj, "BankLabel") or "",
+            "type": records.int_of(obj, "SMBIOSMemoryType"), "technology": None,
+            "speed": records.int_of(obj, "Speed"),
+            "configured_speed": records.int_of(obj, "ConfiguredClockSpeed")}
+
+
+def bandwidth(modules: list[dict]) -> dict | None:
+    """Peak bandwidth of the installed modules, by the Linux memory probe's rules (populated
+    channels from the locators, module width per memory type)."""
+    from accelgui.probes import memory as linux_memory
+
+    mods = [m for m in modules if m["size_bytes"]]
+    speeds = [m["configured_speed"] or m["speed"] for m in mods]
+    widths = [linux_memory._module_bits(m) if m["data_width"] else None for m in mods]
+    if not mods or any(not s or s > 100000 for s in speeds) or any(not w or w > 1024 for w in widths):
+        return None
+    keys = [linux_memory._channel_key(m) for m in mods]
+    if all(keys):
+        channels: dict = {}
+        for key, bits in zip(keys, widths):
+            channels[key] = max(channels.get(key, 0), bits)
+        bus_bits, count, how = sum(channels.values()), len(channels), "locators"
+    else:
+        bus_bits, count, how = sum(widths), len(mods), "modules"
+    types = {linux_memory._SMBIOS_TYPES.get(m["type"]) for m in mods}
+    speed = min(speeds)
+    return {"gbps": round(speed * bus_bits / 8 / 1000, 2),
+            "spec": {"memory_type": types.pop() if len(types) == 1 else None, "speed_mts": speed,
+                     "channels": count, "bus_width_bits": bus_bits, "modules": len(mods),
+                     "channels_from": how, "row": None, "as_of": None,
+                     "source": "smbios (Win32_PhysicalMemory)"}}
+
+
+def memory_probe(ctx) -> dict:
+    cs = first(ctx, "windows.computer_system", "Win32_ComputerSystem")
+    os_ = first(ctx, "windows.operating_system", "Win32_OperatingSystem")
+    modules = [_module(o) for o in wmi(ctx, "windows.physical_memory", "Win32_PhysicalMemory")]
+    total = records.int_of(cs, "TotalPhysicalMemory")
+    if total is None and records.int_of(os_, "TotalVisibleMemorySize"):
+        total = records.int_of(os_, "TotalVisibleMemorySize") << 10
+    if total is None:
+        m = re.match(r"^(\d+)\s?MB RAM", dxdiag_system(ctx, "Memory", r"^\d+\s?MB RAM") or "")
+        total = int(m.group(1)) << 20 if m else None
+    free_kib = records.int_of(os_, "FreePhysicalMemory")
+    available = free_kib << 10 if free_kib is not None and total and free_kib << 10 <= total else None
+    found = bandwidth(modules)
+    result = {"total_bytes": total, "available_bytes": available, "numa_nodes": None,
+              "installed_bytes": sum(m["size_bytes"] or 0 for m in modules) or None,
+              "modules": len(modules) or None,
+              "bandwidth_spec_gbps": found["gbps"] if found else None,
+              "bandwidth_spec_source": "smbios" if found else None,
+              "bandwidth_spec": found["spec"] if found else None,
+              "cgroup_limit_bytes": None, "cgroup_cpu_limit": None,
+              "numa_memory_only_nodes": None, "numa_memory_only_bytes": None}
+    if total is None:
+        return {"memory": result, "_status": "absent",
+                "_reason": "no Win32_ComputerSystem, Win32_OperatingSystem or dxdiag memory figure"}
+    return {"memory": result}
