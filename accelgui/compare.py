@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from accelgui import benchmarks, l10n
+from accelgui.export import benchmarks as bench_export
 from accelgui.export import common
 from accelgui.export.labels import field_label
 from accelgui.report import Report, device_text, load_report
@@ -156,8 +157,9 @@ def _software(da: dict, db: dict, lang: str) -> list[dict]:
 
 
 def _benchmarks(da: dict, db: dict, lang: str) -> list[dict]:
-    """The headline figures (median of the repeats, as every face shows them), through the
-    benchmark reader so an older report's figures compare under today's names."""
+    """The headline figures (median of the repeats, as every face shows them), then every other
+    figure the Benchmarks page names in words, through the benchmark reader so an older
+    report's figures compare under today's names."""
     rows_a, rows_b = ({r["key"]: r for r in benchmarks.headline(d)} for d in (da, db))
     out = []
     for key in list(rows_a) + [k for k in rows_b if k not in rows_a]:
@@ -170,6 +172,26 @@ def _benchmarks(da: dict, db: dict, lang: str) -> list[dict]:
         change["unit"] = row["unit"]
         pct = change["pct_change"]
         change["major"] = pct is None or abs(pct) >= BENCH_THRESHOLD_PCT
+        out.append(change)
+    return out + _other_figures(da, db, set(rows_a) | set(rows_b), lang)
+
+
+def _other_figures(da: dict, db: dict, shown: set, lang: str) -> list[dict]:
+    words = {}
+    for d in (da, db):
+        for _group, rows in bench_export.figure_groups(d, lang):
+            words.update({r["key"]: r for r in rows if r["key"] not in shown})
+    sa, sb = bench_export.section(da), bench_export.section(db)
+    out = []
+    for key, row in words.items():
+        qa, qb = (benchmarks.quantity(s, key) if "/" not in key else None for s in (sa, sb))
+        va, vb = (qa or {}).get("value"), (qb or {}).get("value")
+        if "/" in key or va == vb or (va is None and vb is None):
+            continue
+        change = _change("benchmarks", key, va, vb, row["quantity"], key=key.rsplit(".", 1)[-1])
+        unit = row["value"].rsplit(" ", 1)[-1] if row["value"][:1].isdigit() and " " in row["value"] else ""
+        if unit in ("GB/s", "GFLOP/s", "ns", "MHz", "s"):
+            change["unit"] = unit
         out.append(change)
     return out
 

@@ -263,3 +263,13 @@ def test_a_small_benchmark_wobble_is_not_a_difference_that_matters(tmp_path):
     d["benchmarks"]["cpu"]["stream"]["triad_gbps"] *= 1.02          # +2 %: run-to-run noise
     changes = compare(load_report(str(RICH)), load_report(write(tmp_path, "b.json", d)))
     assert [(c["item"], c["major"]) for c in changes] == [("cpu.stream.triad_gbps", False)]
+
+
+def test_figures_beyond_the_headline_are_compared_in_words(tmp_path):
+    d = rich_dict()
+    d["benchmarks"]["cpu"]["stream"]["copy_gbps"] *= 0.8
+    d["benchmarks"]["cpu"]["latency_ns"]["l2"] = 9.0
+    changes = compare(load_report(str(RICH)), load_report(write(tmp_path, "b.json", d)))
+    assert {c["item"]: c["major"] for c in changes} == {"cpu.stream.copy_gbps": False, "cpu.latency_ns.l2": False}
+    labels = {c["label"] for c in changes}
+    assert "Copy bandwidth, all threads" in labels and not any("_" in x for x in labels)
