@@ -236,7 +236,8 @@ def cmd_compare(args) -> int:
     fmt = args.format or "text"
     if fmt not in FORMATS:
         raise UsageError(f"--compare prints --format {', '.join(FORMATS)}")
-    _emit(compare_files(args.compare[0], args.compare[1], fmt, lang=_lang(args)), args.output)
+    _emit(compare_files(args.compare[0], args.compare[1], fmt, lang=_lang(args),
+                        all_rows=getattr(args, "all_rows", False)), args.output)
     return EXIT_OK
 
 

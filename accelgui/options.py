@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--format", choices=tuple(EXPORT_FORMATS), default=None,
                      help="output format (default: json for --probe, text for --routes/--compare)")
     opt.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    opt.add_argument("--all", action="store_true", dest="all_rows",
+                     help="--compare: list every difference, not only those that matter")
     opt.add_argument("--sysroot", metavar="DIR", default="/",
                      help="read a recorded machine tree instead of the running system")
     opt.add_argument("--redact", action="store_true",
