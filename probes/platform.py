@@ -14,35 +14,23 @@ from __future__ import annotations
 import os
 import re
 
+from accelgui.probes import signatures as sig
 from accelgui.probes.cpu import on_linux, read_cpuinfo, tree_arch
 
-AZURE_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
-# "<family with a digit>.<size>" (m5.xlarge, n2-standard-8.x): one dot, a digit before it;
-# matched in two linear steps (one pattern with two [a-z0-9-]* around \d is quadratic)
-_INSTANCE_SHAPE = r"[a-z][a-z0-9-]*+\.[a-z0-9-]++"
 
+class _INSTANCE_TYPE:          # noqa: N801 - the shape test under its older name
+    fullmatch = staticmethod(sig.instance_shape)
 
-class _InstanceType:
-    @staticmethod
-    def fullmatch(text: str) -> bool:
-        return bool(re.fullmatch(_INSTANCE_SHAPE, text)) and any(c.isdigit() for c in text[1:text.find(".")])
-
-
-_INSTANCE_TYPE = _InstanceType()
-_VIRT = {"KVM": "kvm", "Xen": "xen", "Microsoft": "hyperv", "VMware": "vmware",
-         "Oracle": "virtualbox", "Parallels": "parallels", "pHyp": "powervm", "bhyve": "bhyve",
-         "Windows Subsystem for Linux": "wsl", "Apple": "apple"}
 # ------------------------------------------------------------------ DMI and hypervisor
-# (the cpu probe reports hypervisor_vendor too: it asks this module)
+# (the cpu probe reports hypervisor_vendor too: it asks this module). The signatures are data:
+# data/platforms.json, in the condition language of probes/signatures.py.
 
-_DMI_HYPERVISORS = (             # (substring of DMI strings, lscpu-style vendor)
-    ("VMware", "VMware"), ("VMW", "VMware"), ("innotek", "Oracle"), ("VirtualBox", "Oracle"),
-    ("Parallels", "Parallels"), ("Xen", "Xen"), ("HVM domU", "Xen"), ("QEMU", "KVM"),
-    ("KVM", "KVM"), ("Bochs", "KVM"), ("OpenStack", "KVM"), ("Google Compute Engine", "KVM"),
-    ("Amazon EC2", "KVM"), ("Alibaba Cloud", "KVM"), ("Tencent Cloud", "KVM"),
-    ("DigitalOcean", "KVM"), ("Hetzner", "KVM"), ("Nutanix", "KVM"), ("Scaleway", "KVM"),
-    ("Linode", "KVM"), ("Vultr", "KVM"), ("BHYVE", "bhyve"), ("Apple Virtualization", "Apple"),
-)
+
+def signatures() -> dict:
+    """The platform, cloud and container signatures (data/platforms.json and the sites')."""
+    from accelgui.probes import datafiles
+
+    return datafiles.load("platforms.json")
 
 
 DMI_KEYS = ("sys_vendor", "product_name", "product_version", "product_family", "board_vendor",
@@ -88,65 +76,48 @@ def hypervisor_vendor(ctx, flags: list[str] | None = None, dmi: dict | None = No
                       lambda: _hypervisor_vendor(ctx, flags, None))
 
 
-def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | None:
-    osrelease = ctx.read_line("proc/sys/kernel/osrelease") or ""
-    if "Microsoft" in osrelease:
-        return "Windows Subsystem for Linux"
-    if "microsoft" in osrelease.lower():           # WSL2: a Hyper-V VM
-        return "Microsoft"
-    compatible = (ctx.read_text("proc/device-tree/compatible") or "").split("\x00")
-    if "ibm,powernv" in compatible:
-        return None
-    if ctx.exists("proc/device-tree/ibm,partition-name") and ctx.exists("proc/device-tree/hmc-managed?") \
-            and not ctx.exists("proc/device-tree/chosen/qemu,graphic-width"):
-        return "pHyp"
-    if "qemu,pseries" in compatible:
-        return "KVM"
-    if ctx.exists("proc/xen") or (ctx.read_line("sys/hypervisor/type") or "").lower() == "xen":
-        return "Xen"
-    sysinfo = ctx.read_text("proc/sysinfo")
-    if sysinfo is not None and ("Manufacturer:" in sysinfo or "Type:" in sysinfo):
-        for line in sysinfo.splitlines():
-            if "Control Program:" in line:
-                return "KVM" if "KVM" in line else "IBM"
-        return "IBM"
-    if ctx.exists("proc/vz") and not ctx.exists("proc/bc"):
-        return "Parallels"
-    dmi = read_dmi(ctx) if dmi is None else dmi
-    product = dmi.get("product_name", "")
-    if dmi.get("sys_vendor") == "Microsoft Corporation" and product == "Virtual Machine":
-        return "Microsoft"
-    bare_metal = product.endswith(".metal") or product.endswith(".metal-24xl") or ".metal" in product
-    if not bare_metal:
-        text = " | ".join(dmi.get(k, "") for k in ("sys_vendor", "product_name", "bios_vendor",
-                                                     "board_vendor", "bios_version"))
-        for needle, vendor in _DMI_HYPERVISORS:
-            if needle in text:
-                if vendor == "KVM" and ("Xen" in text or "amazon" in dmi.get("bios_version", "")
-                                        and "Xen" in dmi.get("bios_vendor", "")):
-                    return "Xen"
-                return vendor
-        if dmi.get("chassis_asset_tag") == "OracleCloud.com":
-            return "KVM"
-    clock = (ctx.read_line("sys/devices/system/clocksource/clocksource0/available_clocksource") or "") + \
-        " " + (ctx.read_line("sys/devices/system/clocksource/clocksource0/current_clocksource") or "")
-    if "kvm-clock" in clock:
-        return "KVM"
-    if "hyperv" in clock:
-        return "Microsoft"
-    if re.search(r"\bxen\b", clock):
-        return "Xen"
-    ids = _pci_ids(ctx)
-    if (0x15ad, 0x0405) in ids or (0x15ad, 0x0710) in ids:
-        return "VMware"
-    if (0x5853, 0x0001) in ids:
-        return "Xen"
-    if (0x80ee, 0xbeef) in ids or (0x80ee, 0xcafe) in ids:
-        return "Oracle"
-    if flags is not None and "hypervisor" in flags and any(v == 0x1af4 for v, _ in ids):
-        return "KVM"
+def _clocksource(ctx) -> str:
+    base = "sys/devices/system/clocksource/clocksource0"
+    return (ctx.read_line(f"{base}/available_clocksource") or "") + " " + \
+        (ctx.read_line(f"{base}/current_clocksource") or "")
+
+
+def _hypervisor_from(table: dict, facts) -> str | None:
+    """The first hypervisor signature that holds; the DMI stage is skipped on a bare-metal
+    cloud instance, as lscpu does."""
+    for entry in table.get("hypervisors") or ():
+        if entry.get("stage") == "dmi":
+            if sig.holds(table.get("dmi_bare_metal") or {"any": []}, facts):
+                continue
+            hit = sig.first_match(table.get("dmi_hypervisors") or [], facts)
+        else:
+            hit = entry if sig.holds(entry.get("when") or {"all": []}, facts) else None
+        if hit is not None:
+            return hit.get("vendor")
     return None
 
+
+def _hypervisor_vendor(ctx, flags: list[str] | None, dmi: dict | None) -> str | None:
+    dmi = read_dmi(ctx) if dmi is None else dmi
+    facts = sig.Facts(dict(dmi, clocksource=_clocksource(ctx)), ctx, flags or (),
+                      pci_ids=lambda: _pci_ids(ctx))
+    return _hypervisor_from(signatures(), facts)
+
+
+def identify_dmi(dmi: dict[str, str], flags=()) -> dict:
+    """What DMI-like strings alone say: ``{"hypervisor", "virtualization", "cloud"}``.
+
+    ``dmi`` has the keys of ``sys/class/dmi/id`` (``sys_vendor``, ``product_name``,
+    ``board_vendor``, ``bios_vendor``, ``bios_version``, ``chassis_vendor``,
+    ``chassis_asset_tag``...), however the backend read them (Win32_ComputerSystem /
+    Win32_BIOS / Win32_SystemEnclosure on Windows). No file is read. ``hypervisor`` is in
+    lscpu's words (KVM, Xen, Microsoft, VMware...), ``virtualization`` the report's
+    ``platform.virtualization``, ``cloud`` ``{provider, instance_type}`` or None."""
+    table = signatures()
+    facts = sig.Facts({k: str(v) for k, v in (dmi or {}).items() if v}, None, flags)
+    hv = _hypervisor_from(table, facts)
+    return {"hypervisor": hv, "virtualization": _virtualization_from(table, facts, hv),
+            "cloud": cloud_from_dmi(dmi or {})}
 
 
 def parse_os_release(text: str | None) -> dict[str, str]:
@@ -169,87 +140,57 @@ def parse_os_release(text: str | None) -> dict[str, str]:
 
 
 def cloud_from_dmi(dmi: dict[str, str]) -> dict | None:
-    """{provider, instance_type} from DMI strings, or None for no known cloud."""
-    sv = dmi.get("sys_vendor", "")
-    pn = dmi.get("product_name", "")
-    bv = dmi.get("bios_vendor", "")
-    bver = dmi.get("bios_version", "")
-    tag = dmi.get("chassis_asset_tag", "")
-    board = dmi.get("board_vendor", "")
-    provider = None
-    instance_type = None
-    if "Amazon EC2" in (sv, bv, board, tag) or ("amazon" in bver.lower() and "Xen" in (sv, bv)):
-        provider = "aws"
-        if _INSTANCE_TYPE.fullmatch(pn):
-            instance_type = pn
-    elif pn == "Google Compute Engine" or (sv == "Google" and bv == "Google"):
-        provider = "gcp"
-        if _INSTANCE_TYPE.fullmatch(pn.lower()) and "-" in pn:
-            instance_type = pn
-    elif tag == AZURE_ASSET_TAG:
-        provider = "azure"
-    elif tag == "OracleCloud.com":
-        provider = "oci"
-    elif "Alibaba Cloud" in sv or pn.startswith("Alibaba Cloud"):
-        provider = "alibaba"
-        if pn.startswith("ecs."):
-            instance_type = pn
-    elif "Tencent" in sv or "Tencent" in pn:
-        provider = "tencent"
-    elif tag.upper().startswith("HUAWEICLOUD") or "HUAWEI CLOUD" in sv.upper():
-        provider = "huawei"
-    elif sv == "DigitalOcean":
-        provider = "digitalocean"
-    elif sv == "Hetzner":
-        provider = "hetzner"
-    elif sv in ("Linode", "Akamai"):
-        provider = "linode"
-    elif sv == "Vultr":
-        provider = "vultr"
-    elif sv == "Scaleway":
-        provider = "scaleway"
-    elif "OpenStack" in pn or "OpenStack" in sv:
-        provider = "openstack"
-    if provider is None:
+    """{provider, instance_type} from DMI strings (the ``clouds`` signatures), or None for no
+    known cloud."""
+    facts = sig.Facts({k: str(v) for k, v in (dmi or {}).items() if v})
+    hit = sig.first_match(signatures().get("clouds") or [], facts)
+    if hit is None:
         return None
-    return {"provider": provider, "instance_type": instance_type}
+    spec = hit.get("instance_type") or {}
+    instance_type = None
+    if spec and sig.holds(spec.get("when") or {"all": []}, facts):
+        instance_type = facts.facts.get(spec["fact"]) or None
+    return {"provider": hit["provider"], "instance_type": instance_type}
+
+
+def _value_from(spec: dict, facts) -> str | None:
+    """A container name read from a file: its first line matching ``fullmatch``, or the
+    first group of ``search`` over the whole text; lower-cased."""
+    text = facts.file(spec["file"])
+    if "fullmatch" in spec:
+        line = text.strip().splitlines()[0].strip() if text.strip() else ""
+        return line.lower() if line and re.fullmatch(spec["fullmatch"], line) else None
+    m = re.search(spec["search"], text)
+    return m.group(1).lower() if m else None
 
 
 def detect_container(ctx) -> str | None:
+    """The container the tree runs in (the ``containers`` signatures), or None."""
     cgroup = (ctx.read_text("proc/self/cgroup") or "") + "\n" + (ctx.read_text("proc/1/cgroup") or "")
-    if "kubepods" in cgroup or (ctx.live and ctx.env.get("KUBERNETES_SERVICE_HOST")):
-        return "kubernetes"
-    declared = ctx.read_line("run/systemd/container")
-    if declared and re.fullmatch(r"[\w.-]+", declared):
-        return declared.lower()
-    if ctx.exists("run/.containerenv") or "libpod" in cgroup:
-        return "podman"
-    if ctx.exists(".dockerenv") or re.search(r"/docker[/-]|docker-[0-9a-f]", cgroup):
-        return "docker"
-    if re.search(r"/lxc[/.]|lxc\.payload", cgroup):
-        return "lxc"
-    if ctx.live:
-        environ = ctx.read_text("proc/1/environ") or ""
-        m = re.search(r"(?:^|\x00)container=([\w.-]+)", environ)
-        if m:
-            return m.group(1).lower()
+    facts = sig.Facts({"cgroup": cgroup}, ctx)
+    for entry in signatures().get("containers") or ():
+        if not sig.holds(entry.get("when") or {"all": []}, facts):
+            continue
+        value = entry.get("value") or (_value_from(entry["value_from"], facts)
+                                       if "value_from" in entry else None)
+        if value:
+            return value
     return None
 
 
-def virtualization(ctx, hv: str | None, kernel: str | None, flags: list[str]) -> str | None:
-    if kernel and "microsoft" in kernel.lower():
-        return "wsl"
-    if hv == "IBM":
-        sysinfo = ctx.read_text("proc/sysinfo") or ""
-        return "zvm" if "z/VM" in sysinfo else "lpar"
-    if hv in _VIRT:
-        return _VIRT[hv]
-    compatible = (ctx.read_text("proc/device-tree/compatible") or "").split("\x00")
-    if "linux,dummy-virt" in compatible:
-        return "qemu"
-    if "hypervisor" in flags:
-        return "vm"
+def _virtualization_from(table: dict, facts, hv: str | None) -> str | None:
+    facts.facts = dict(facts.facts, hypervisor=hv or "")
+    hit = sig.first_match(table.get("virtualization") or [], facts)
+    if hit is not None:
+        return hit["value"]
     return hv.lower() if hv else None
+
+
+def virtualization(ctx, hv: str | None, kernel: str | None, flags: list[str]) -> str | None:
+    """platform.virtualization from the hypervisor vendor, the kernel release and the CPU
+    flags (the ``virtualization`` signatures)."""
+    facts = sig.Facts({"kernel": kernel or ""}, ctx, flags)
+    return _virtualization_from(signatures(), facts, hv)
 
 
 # ------------------------------------------------------------------ Secure Boot, DKMS modules

@@ -192,3 +192,72 @@ def test_off_linux_uses_the_platform_module(monkeypatch):
     assert got["os"] and got["hostname"] == os.uname().nodename
     assert got["cloud"] is None and got["dmi"] == {}
     assert probe(MACHINES / "cpu-s390x")["machine"] == "s390x"   # a tree is read as Linux
+
+
+# ------------------------------------------------------------------ signatures as data
+
+def test_platform_signatures_match_their_schema():
+    import json
+
+    import jsonschema
+
+    data = Path(platform.__file__).parent / "data"
+    schema = json.loads((data / "platforms.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(
+        json.loads((data / "platforms.json").read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("dmi, hypervisor, virt, provider, instance", [
+    ({"sys_vendor": "Amazon EC2", "product_name": "c7g.metal"}, None, None, "aws", "c7g.metal"),
+    ({"sys_vendor": "Amazon EC2", "product_name": "m5.xlarge"}, "KVM", "kvm", "aws", "m5.xlarge"),
+    ({"sys_vendor": "Xen", "bios_vendor": "Xen", "bios_version": "4.11.amazon",
+      "product_name": "HVM domU"}, "Xen", "xen", "aws", None),
+    ({"sys_vendor": "Microsoft Corporation", "product_name": "Virtual Machine",
+      "chassis_asset_tag": "7783-7084-3265-9085-8269-3286-77"}, "Microsoft", "hyperv", "azure", None),
+    ({"sys_vendor": "Google", "product_name": "Google Compute Engine", "bios_vendor": "Google"},
+     "KVM", "kvm", "gcp", None),
+    ({"sys_vendor": "QEMU", "product_name": "Standard PC (Q35 + ICH9, 2009)",
+      "chassis_asset_tag": "OracleCloud.com"}, "KVM", "kvm", "oci", None),
+    ({"sys_vendor": "Alibaba Cloud", "product_name": "Alibaba Cloud ECS"}, "KVM", "kvm", "alibaba", None),
+    ({"sys_vendor": "innotek GmbH", "product_name": "VirtualBox"}, "Oracle", "virtualbox", None, None),
+    ({"sys_vendor": "Dell Inc.", "product_name": "PowerEdge R760"}, None, None, None, None),
+    ({}, None, None, None, None),
+])
+def test_identify_dmi_is_a_pure_function_of_dmi_strings(dmi, hypervisor, virt, provider, instance):
+    got = platform.identify_dmi(dmi)
+    assert got["hypervisor"] == hypervisor and got["virtualization"] == virt
+    assert (got["cloud"] or {}).get("provider") == provider
+    assert (got["cloud"] or {}).get("instance_type") == instance
+
+
+def test_signatures_reject_a_condition_of_no_known_form():
+    from accelgui.probes import signatures as sig
+
+    facts = sig.Facts({"sys_vendor": "X"})
+    with pytest.raises(ValueError, match="no known form"):
+        sig.holds({"colour": "blue"}, facts)
+    with pytest.raises(ValueError, match="exactly one test"):
+        sig.holds({"fact": "sys_vendor", "equals": "X", "contains": "X"}, facts)
+    assert sig.holds({"fact": ["product_name", "sys_vendor"], "equals": "x", "ignore_case": True}, facts)
+    assert not sig.holds({"file": "proc/sysinfo", "present": True}, facts)     # no context, no files
+    assert sig.holds({"fact": "sys_vendor", "regex": r"\AX\Z", "ignore_case": True}, facts)
+
+
+def test_hypervisor_file_signatures_on_a_tree(tmp_path):
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "sysinfo").write_text("Manufacturer: IBM\nType: 3931\n"
+                                              "VM00 Control Program: z/VM    7.3.0\n")
+    ctx = ProbeContext(root=str(tmp_path))
+    assert platform.hypervisor_vendor(ctx, [], dmi={}) == "IBM"
+    assert platform.virtualization(ctx, "IBM", "6.4.0", []) == "zvm"
+    (tmp_path / "proc" / "sysinfo").write_text("Manufacturer: IBM\nVM00 Control Program: KVM/Linux\n")
+    assert platform.hypervisor_vendor(ProbeContext(root=str(tmp_path)), [], dmi={}) == "KVM"
+
+
+def test_container_signatures_on_a_tree(tmp_path):
+    (tmp_path / "run" / "systemd").mkdir(parents=True)
+    (tmp_path / "run" / "systemd" / "container").write_text("systemd-nspawn\n")
+    assert platform.detect_container(ProbeContext(root=str(tmp_path))) == "systemd-nspawn"
+    (tmp_path / "run" / "systemd" / "container").write_text("bad name; rm\n")
+    (tmp_path / "run" / ".containerenv").write_text("")
+    assert platform.detect_container(ProbeContext(root=str(tmp_path))) == "podman"
