@@ -5,9 +5,12 @@
   well under a millisecond; asking ``importlib.metadata.version`` for some 70 names would
   scan every path entry 70 times. Under ``--sysroot`` the packages are unknown (``{}``):
   the interpreter running accelgui says nothing about another machine's tree.
-* Toolkits come from files under the root, so they work for recorded trees too: CUDA's
-  ``version.json``, ROCm's ``.info/version``, XRT's ``version.json``, libraries such as
-  ``libcuda.so.1``, ``libedgetpu.so.1``, ``libze_intel_npu.so``, ``librknnrt.so``.
+* Toolkits (runtimes) come from files under the root, so they work for recorded trees too,
+  recognised as ``data/runtimes.json`` says (this module interprets it; adding a runtime is
+  adding an entry): CUDA's ``version.json``, ROCm's ``.info/version``, XRT's
+  ``version.json``, libraries such as ``libcuda.so.1``, ``libedgetpu.so.1``,
+  ``libze_intel_npu.so``, ``librknnrt.so``; the Windows and macOS names are in the same
+  table. The Python distributions of interest are its ``python_packages``.
 * Compilers on ``PATH`` are looked up only on the live system, without running them;
   ``--deep`` runs ``--version``.
 * Back ends (``providers``) are only confirmed with ``--deep``: ONNX Runtime providers by
@@ -16,6 +19,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import os
@@ -25,54 +29,22 @@ import threading
 
 from accelgui.probes.context import ProbeContext
 
-PACKAGES = (
-    "torch", "torchvision", "torchaudio", "tensorflow", "tensorflow-cpu", "tensorflow-gpu",
-    "tf-nightly", "keras", "jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt",
-    "jax-cuda13-plugin", "jax-cuda13-pjrt", "libtpu", "libtpu-nightly", "onnx", "onnxruntime",
-    "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino", "onnxruntime-qnn",
-    "onnxruntime-rocm", "onnxruntime-vitisai", "openvino", "openvino-dev", "numba",
-    "numba-cuda", "llvmlite", "cupy", "cupy-cuda11x", "cupy-cuda12x", "cupy-cuda13x",
-    "tensorrt", "tensorrt-cu12", "deepspeed", "vllm", "triton", "pytorch-triton-rocm",
-    "pycoral", "tflite-runtime", "ai-edge-litert", "intel-npu-acceleration-library",
-    "intel-extension-for-pytorch", "nvidia-ml-py", "pynvml", "pyopencl", "pycuda", "xformers",
-    "llama-cpp-python", "optimum", "optimum-intel", "transformers", "accelerate",
-    "bitsandbytes", "flash-attn", "torch-xla", "torch-neuronx", "torch-neuron", "neuronx-cc",
-    "jax-neuronx", "libneuronxla", "habana-torch-plugin", "torch-npu", "rknn-toolkit-lite2",
-    "rknn-toolkit2", "hailort", "tt-smi", "ttnn", "pyluwen", "nvidia-cuda-runtime-cu12",
-    "nvidia-cudnn-cu12", "nvidia-nccl-cu12", "ryzen-ai", "numpy", "scipy", "scikit-learn",
-    "pandas", "opencv-python", "opencv-python-headless", "mlx",
-)
+def runtime_table() -> dict:
+    """The runtime recognisers (data/runtimes.json and the sites', ACCELGUI_DATA_DIRS)."""
+    from accelgui.probes import datafiles
 
-LIB_DIRS = (
-    "usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "usr/lib",
-    "usr/local/lib", "usr/lib/wsl/lib", "usr/lib/aarch64-linux-gnu/tegra",
-    "usr/lib/aarch64-linux-gnu/nvidia", "usr/lib/arm-linux-gnueabihf",
-    "usr/lib/x86_64-linux-gnu/nvidia/current", "usr/lib64/nvidia",
-)
+    return datafiles.load("runtimes.json")
 
-# toolkit name -> library name prefixes; the version (when any) comes from "lib.so.X.Y.Z".
-LIBRARIES = {
-    "cuda_driver_lib": ("libcuda.so",),
-    "libedgetpu": ("libedgetpu.so",),
-    "level_zero": ("libze_loader.so",),
-    "intel_gpu_compute": ("libze_intel_gpu.so", "libigdrcl.so"),
-    "intel_npu_driver": ("libze_intel_npu.so", "libze_intel_vpu.so", "libnpu_driver_compiler.so"),
-    "hailort": ("libhailort.so",),
-    "opae": ("libopae-c.so",),
-    "rknn_runtime": ("librknnrt.so",),
-    "tensorrt": ("libnvinfer.so",),
-    "cudnn": ("libcudnn.so",),
-    "nccl": ("libnccl.so",),
-    "openvino": ("libopenvino.so",),
-    "synapseai": ("libSynapse.so",),
-}
 
-_ALL_PREFIXES = tuple(p for prefixes in LIBRARIES.values() for p in prefixes)
+def python_packages() -> tuple[str, ...]:
+    """The Python distributions of interest (runtimes.json ``python_packages``)."""
+    return tuple(runtime_table().get("python_packages") or ())
+
 
 COMPILERS = ("nvcc", "hipcc", "icpx", "dpcpp", "nvc++", "clang", "gcc", "g++")
 
 _NORMALISE = re.compile(r"[-_.]+")
-_SO_VERSION = r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$"   # X.Y.Z, not a bare soname
+_SO_VERSION = re.compile(r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$")   # X.Y.Z, not a bare soname
 
 
 def _norm(name: str) -> str:
@@ -88,11 +60,11 @@ def _wanted(names: tuple) -> dict[str, str]:
     return {_norm(n): n for n in names}
 
 
-def installed_packages(names=PACKAGES, path=None, read_metadata: bool = True) -> dict[str, str]:
+def installed_packages(names=None, path=None, read_metadata: bool = True) -> dict[str, str]:
     """{name: version} for the given distributions found on ``path`` (default sys.path).
     ``read_metadata``: ask importlib.metadata for a version the folder name lacks (only for
-    this interpreter's own path)."""
-    wanted = _wanted(tuple(names))
+    this interpreter's own path). ``names`` default: :func:`python_packages`."""
+    wanted = _wanted(tuple(python_packages() if names is None else names))
     found: dict[str, str] = {}
     for entry in (sys.path if path is None else path):
         try:
@@ -209,7 +181,7 @@ def _user_sites(ctx: ProbeContext) -> list[tuple[str, str, str]]:
     return out
 
 
-def environments(ctx: ProbeContext, names=PACKAGES) -> list[dict]:
+def environments(ctx: ProbeContext, names=None) -> list[dict]:
     """The Python environments a person has, each ``{name, path, kind, python_version,
     packages, accelgui}`` (packages: {name: version} of the packages of interest, read from
     dist-info folder names, never imported; ``accelgui``: accelgui itself is installed there,
@@ -217,7 +189,7 @@ def environments(ctx: ProbeContext, names=PACKAGES) -> list[dict]:
     (absolute, also under --sysroot)."""
     seen: set = set()
     out: list[dict] = []
-    wanted = tuple(names) + ("accelgui",)
+    wanted = tuple(python_packages() if names is None else names) + ("accelgui",)
 
     def add(kind, name, prefix, sites, version):
         key = os.path.realpath(ctx.p(prefix)) if prefix else None
@@ -295,74 +267,43 @@ def _version_key(text: str):
     return tuple(int(x) for x in re.findall(r"\d+", text)[:4])
 
 
-def _cuda_toolkit(ctx: ProbeContext) -> tuple[bool, str | None]:
-    candidates = ["usr/local/cuda"] + sorted(
-        (f"usr/local/{d}" for d in ctx.listdir("usr/local") if re.match(r"^cuda-\d", d)),
-        key=_version_key, reverse=True)
-    for base in candidates:
-        data = _json(ctx, f"{base}/version.json")
-        if data:
-            version = (data.get("cuda") or {}).get("version") or \
-                (data.get("cuda_cudart") or {}).get("version")
-            return True, version
-        line = ctx.read_line(f"{base}/version.txt")
-        if line:
-            m = re.search(r"(?<!\d)(\d++\.\d++(?:\.\d++)?)", line)
-            return True, m.group(1) if m else None
-        for item in ctx.listdir(f"{base}/dist-info"):      # toolkits assembled from wheels
-            m = re.match(r"^nvidia_cuda_(?:nvcc|runtime)-(\d+\.\d+(?:\.\d+)?)", item) \
-                if item.startswith("nvidia_cuda_") else None
-            if m:
-                return True, m.group(1)
-        if ctx.exists(f"{base}/bin/nvcc") or ctx.is_dir(f"{base}/lib64"):
-            m = re.search(r"cuda-(\d+\.\d+)", f"{base}/{ctx.readlink(base) or ''}")
-            return True, m.group(1) if m else None
-    return False, None
-
-
-def _rocm(ctx: ProbeContext) -> tuple[bool, str | None]:
-    bases = ["opt/rocm"] + sorted((f"opt/{d}" for d in ctx.listdir("opt")
-                                   if re.match(r"^rocm-\d", d)), key=_version_key, reverse=True)
-    for base in bases:
-        line = ctx.read_line(f"{base}/.info/version") or ctx.read_line(f"{base}/.info/version-dev")
-        if line:
-            m = re.match(r"(\d+\.\d+(?:\.\d+)?)", line)
-            return True, m.group(1) if m else line
-        if ctx.exists(f"{base}/bin/hipcc") or ctx.exists(f"{base}/lib/libamdhip64.so"):
-            m = re.search(r"rocm-(\d+\.\d+(?:\.\d+)?)", base)
-            return True, m.group(1) if m else None
-    return False, None
-
-
-def _nvidia_driver(ctx: ProbeContext) -> str | None:
-    text = ctx.read_text("proc/driver/nvidia/version") or ""
-    m = re.search(r"Kernel Module(?:\s++for\s++\S++)?\s++(\d++\.\d++(?:\.\d++)?)", text) \
-        if "Kernel Module" in text else None
-    return m.group(1) if m else ctx.read_line("sys/module/nvidia/version")
-
-
-def _libraries(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
-    """Toolkits recognised by their libraries, and whether the tree holds libraries at all."""
+def library_runtimes(names, os_name: str = "linux") -> dict[str, str | None]:
+    """{runtime id: version or None} of the runtimes whose shared libraries (``libraries``
+    recognisers of runtimes.json for ``os_name``) are among the file ``names``; the version
+    from ``lib.so.X.Y.Z`` (the highest when several). A pure function: the Windows and macOS
+    backends pass the names their listings hold."""
+    prefixes: dict[str, list[str]] = {}
+    for rid, spec in (runtime_table().get("runtimes") or {}).items():
+        for rec in spec.get("detect") or ():
+            for prefix in (rec.get("libraries") or {}).get(os_name) or ():
+                prefixes.setdefault(prefix, []).append(rid)
+    every = tuple(prefixes)
     found: dict[str, str | None] = {}
-    any_dir = False
-    for rel in LIB_DIRS:
-        listing = ctx.listdir(rel)
-        if not listing:
+    for name in names:
+        if not name.startswith(every):
             continue
-        any_dir = True
-        for name in listing:
-            if not name.startswith(_ALL_PREFIXES):
+        m = _SO_VERSION.search(name)
+        version = m.group(1) if m else None
+        for prefix in every:
+            if not name.startswith(prefix):
                 continue
-            for toolkit, prefixes in LIBRARIES.items():
-                if not name.startswith(prefixes):
-                    continue
-                m = re.search(_SO_VERSION, name)
-                version = m.group(1) if m else None
-                old = found.get(toolkit)
-                if toolkit not in found or (version and (not old or
-                                                          _version_key(version) > _version_key(old))):
-                    found[toolkit] = version
-    return found, any_dir
+            for rid in prefixes[prefix]:
+                old = found.get(rid)
+                if rid not in found or (version and (not old or _version_key(version) > _version_key(old))):
+                    found[rid] = version
+    return found
+
+
+def _libraries(ctx: ProbeContext, os_name: str) -> tuple[dict[str, str | None], bool]:
+    """Runtimes recognised by their libraries, and whether the tree holds libraries at all."""
+    names: list[str] = []
+    any_dir = False
+    for rel in (runtime_table().get("lib_dirs") or {}).get(os_name) or ():
+        listing = ctx.listdir(rel)
+        if listing:
+            any_dir = True
+            names.extend(listing)
+    return library_runtimes(names, os_name), any_dir
 
 
 def _site_dirs(ctx: ProbeContext) -> list[str]:
@@ -379,64 +320,132 @@ def _site_dirs(ctx: ProbeContext) -> list[str]:
     return out
 
 
-def toolkits(ctx: ProbeContext) -> tuple[dict[str, str | None], bool]:
-    kits, libs_recorded = _libraries(ctx)
-    ok, version = _cuda_toolkit(ctx)
-    if ok:
-        kits["cuda_toolkit"] = version
-    driver = _nvidia_driver(ctx)
-    if driver:
-        kits["nvidia_driver"] = driver
-    ok, version = _rocm(ctx)
-    if ok:
-        kits["rocm"] = version
-    xrt = _json(ctx, "opt/xilinx/xrt/version.json")
-    if xrt is not None or ctx.is_dir("opt/xilinx/xrt"):
-        kits["xrt"] = (xrt or {}).get("BUILD_VERSION")
-        for lib in ("lib", "lib64"):
-            if any(n.startswith("libxrt_driver_xdna.so") for n in ctx.listdir(f"opt/xilinx/xrt/{lib}")):
-                kits["xrt_xdna_plugin"] = kits["xrt"]
-    ov_dirs = sorted((d for d in ctx.listdir("opt/intel") if d.startswith("openvino")),
-                     key=_version_key, reverse=True)
-    if ov_dirs:
-        m = re.search(r"(\d{4}\.\d+(?:\.\d+)?)", ov_dirs[0])
-        kits["openvino"] = m.group(1) if m else kits.get("openvino")
-    if ctx.exists("opt/aws/neuron/bin/neuron-ls") or ctx.is_dir("opt/aws/neuron/lib"):
-        kits["neuron"] = None
-    if ctx.is_dir("usr/lib/habanalabs") or ctx.exists("usr/bin/hl-smi"):
-        kits.setdefault("synapseai", None)
-    if ctx.is_dir("opt/qti-aic"):
-        kits["qaic"] = None
-    # Huawei Ascend: the NPU driver's version.info ("Version=24.1.rc2") and the CANN toolkit
-    ascend = ctx.read_text("usr/local/Ascend/driver/version.info") or ""
-    m = re.search(r"^[ \t]*+[Vv]ersion[ \t]*+=[ \t]*+(\S+)", ascend, re.M)
-    if m or ctx.is_dir("usr/local/Ascend/driver"):
-        kits["ascend_driver"] = m.group(1) if m else None
-    if ctx.is_dir("usr/local/Ascend/ascend-toolkit"):
-        kits["cann"] = None
-    if ctx.is_dir("opt/intel/oneapi"):
-        versions = [d for d in ctx.listdir("opt/intel/oneapi/compiler") if re.match(r"^\d", d)]
-        kits["oneapi"] = max(versions, key=_version_key) if versions else None
-    for base in ("tools/Xilinx/Vitis", "opt/Xilinx/Vitis", "opt/xilinx/Vitis"):
-        versions = [d for d in ctx.listdir(base) if re.match(r"^\d{4}\.\d", d)]
-        if versions:
-            kits["vitis"] = max(versions, key=_version_key)
-            break
-    for site in _site_dirs(ctx):
-        if ctx.is_dir(f"{site}/libtpu"):
-            kits["libtpu"] = None
-            break
-    l4t = ctx.read_line("etc/nv_tegra_release")
-    if l4t:
-        # "# R36 (release), REVISION: 4.3, ...": in linear steps (R(\d+).*REVISION is quadratic)
-        head, sep, tail = l4t.rpartition("REVISION:")
-        release = re.search(r"R(\d++)", head) if sep else None
-        revision = re.match(r"\s*+([\d.]++)", tail) if release else None
-        kits["l4t"] = f"{release.group(1)}.{revision.group(1)}" if revision else None
-    if any(ctx.is_dir(d) for d in ("opt/xilinx", "opt/rocm", "opt/intel", "usr/local/cuda",
-                                   "usr/local/Ascend")):
+def _expand_bases(ctx: ProbeContext, patterns: list[str]) -> list[str]:
+    """Base folders of a runtime: each pattern as written, or (a glob in its last part) the
+    matching folders, the highest version first."""
+    out: list[str] = []
+    for pattern in patterns:
+        parent, _, leaf = pattern.rpartition("/")
+        if not any(c in leaf for c in "*?["):
+            out.append(pattern)
+            continue
+        matches = (f"{parent}/{d}" for d in ctx.listdir(parent) if fnmatch.fnmatchcase(d, leaf))
+        out.extend(sorted(matches, key=_version_key, reverse=True))
+    return out
+
+
+def _version_in(text: str, rec: dict) -> str | None:
+    """The version ``rec["version_regex"]`` finds in ``text`` (its groups joined by dots, or
+    the whole match); without a pattern the text itself; ``version_else: "line"`` keeps the
+    text when the pattern finds nothing."""
+    pattern = rec.get("version_regex")
+    if pattern is None:
+        return text.strip() or None
+    m = re.search(pattern, text)
+    if m is None:
+        return (text.strip() or None) if rec.get("version_else") == "line" else None
+    groups = [g for g in m.groups() if g is not None]
+    return ".".join(groups) if groups else m.group(0)
+
+
+def _json_version(data: dict, paths: list[str]):
+    for path in paths:
+        value = data
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if value:
+            return value
+    return None
+
+
+def _listing_hit(ctx: ProbeContext, rec: dict, folder: str) -> tuple[bool, str | None]:
+    pattern = re.compile(rec["match"])
+    hits = [(name, m) for name in ctx.listdir(folder) for m in [pattern.search(name)] if m]
+    if not hits:
+        return False, None
+    name, m = max(hits, key=lambda h: _version_key(h[0])) if rec.get("pick") == "max" else hits[0]
+    if rec.get("version_regex"):
+        return True, _version_in(name, rec)
+    groups = [g for g in m.groups() if g is not None]
+    return True, ".".join(groups) if groups else name
+
+
+def _path_hit(ctx: ProbeContext, rec: dict, base: str, sub) -> tuple[bool, str | None]:
+    if not (any(ctx.exists(sub(p)) for p in rec.get("exists") or ())
+            or any(ctx.is_dir(sub(p)) for p in rec.get("dir") or ())):
+        return False, None
+    if not rec.get("version_regex"):
+        return True, None
+    where = base
+    if rec.get("version_in") == "path_and_link":
+        where = f"{base}/{ctx.readlink(base) or ''}"
+    return True, _version_in(where, rec)
+
+
+def _file_hit(ctx: ProbeContext, rec: dict, sub) -> tuple[bool, str | None]:
+    if "json" in rec:
+        data = _json(ctx, sub(rec["json"]))
+        return (True, _json_version(data, rec.get("version") or [])) if data is not None else (False, None)
+    text = ctx.read_line(sub(rec["line"])) if "line" in rec else ctx.read_text(sub(rec["text"]))
+    if not text:
+        return False, None
+    return True, _version_in(text, rec)
+
+
+def _recognise(ctx: ProbeContext, rec: dict, base: str, state: dict) -> tuple[bool, str | None]:
+    """(found, version) of one recogniser of runtimes.json."""
+    def sub(path: str) -> str:
+        return path.replace("{base}", base)
+
+    if "libraries" in rec:
+        hit = state["rid"] in state["libs"] and any((rec["libraries"].get(state["os"]) or ()))
+        found, version = hit, (state["libs"].get(state["rid"]) if hit else None)
+    elif "json" in rec or "line" in rec or "text" in rec:
+        found, version = _file_hit(ctx, rec, sub)
+    elif "listing" in rec:
+        found, version = _listing_hit(ctx, rec, sub(rec["listing"]))
+    elif "site_dir" in rec:
+        if state.get("sites") is None:
+            state["sites"] = _site_dirs(ctx)
+        found, version = any(ctx.is_dir(f"{s}/{rec['site_dir']}") for s in state["sites"]), None
+    else:
+        found, version = _path_hit(ctx, rec, base, sub)
+    if found and "version_of" in rec:
+        version = state["kits"].get(rec["version_of"])
+    if rec.get("require_version") and not version:
+        return False, None
+    return found, version
+
+
+def _runtime(ctx: ProbeContext, rid: str, spec: dict, state: dict) -> tuple[bool, str | None]:
+    """Whether runtime ``rid`` is found, and its version: the first version a finding
+    recogniser gives, over its bases in order."""
+    state["rid"] = rid
+    bases = _expand_bases(ctx, (spec.get("bases") or {}).get(state["os"]) or []) \
+        if spec.get("bases") else [""]
+    found = False
+    for base in bases:
+        for rec in spec.get("detect") or ():
+            hit, version = _recognise(ctx, rec, base, state)
+            if hit and version is not None:
+                return True, version
+            found = found or hit
+    return found, None
+
+
+def toolkits(ctx: ProbeContext, os_name: str = "linux") -> tuple[dict[str, str | None], bool]:
+    """({runtime id: version or None} of every runtime of runtimes.json found under the root,
+    whether the tree holds the folders runtimes live in at all)."""
+    table = runtime_table()
+    libs, libs_recorded = _libraries(ctx, os_name)
+    state: dict = {"libs": libs, "os": os_name, "kits": {}, "sites": None}
+    for rid, spec in (table.get("runtimes") or {}).items():
+        found, version = _runtime(ctx, rid, spec, state)
+        if found:
+            state["kits"][rid] = version
+    if any(ctx.is_dir(d) for d in table.get("recorded_dirs") or ()):
         libs_recorded = True
-    return dict(sorted(kits.items())), libs_recorded
+    return dict(sorted(state["kits"].items())), libs_recorded
 
 
 # ---------------------------------------------------------------------------------------
