@@ -36,6 +36,8 @@ and the order above applies within each group.
 
 from __future__ import annotations
 
+from typing import Any
+
 from accelgui import l10n, rules
 # estimates live in accelgui.estimates; re-exported for the readers that import them from here
 from accelgui.estimates import (
@@ -44,6 +46,8 @@ from accelgui.estimates import (
 from accelgui.knowledge import GOALS, support
 from accelgui.knowledge import tr as _tr
 from accelgui.report import RouteAssessment
+
+JSON = dict[str, Any]
 
 __all__ = ["assess", "GOALS", "goal_label", "goal_note", "check_goal", "route_goals", "VERDICTS",
            "blocked_module", "secure_boot_fix",
@@ -82,11 +86,11 @@ def _first_sentence(text: str) -> str:
 
 # --------------------------------------------------------------------------- requirements
 
-def requirement_results(report, kb, lang: str = "en") -> dict:
+def requirement_results(report: Any, kb: Any, lang: str = "en") -> JSON:
     """{requirement id: (True|False|None, facts, requirement dict, error or None)} for every
     requirement of every route."""
     rd = rules.as_dict(report)
-    out: dict = {}
+    out: JSON = {}
     for route in kb.routes.values():
         for req in route.get("requirements", []):
             try:
@@ -100,7 +104,7 @@ def requirement_results(report, kb, lang: str = "en") -> dict:
     return out
 
 
-def _state(req: dict, results: dict) -> str:
+def _state(req: JSON, results: JSON) -> str:
     """What one requirement says: "met", "setup" (the hardware is here but not usable now, or
     a package/toolkit/runtime to install), "missing" (other hardware), "unknown"."""
     value, facts = results[req["id"]][0], results[req["id"]][1]
@@ -111,7 +115,7 @@ def _state(req: dict, results: dict) -> str:
     return "setup" if any(getattr(f, "setup", False) for f in facts) else "missing"
 
 
-def _unknown_on_unusable(facts) -> bool:
+def _unknown_on_unusable(facts: Any) -> bool:
     """Every unknown fact of the rule is about a device that is not usable (no driver, the
     wrong driver, no runtime): a driverless device never raises a verdict, so a figure that
     cannot be read on it (a GPU missing from every table, on nouveau) counts as not met."""
@@ -126,7 +130,7 @@ def _unknown_on_unusable(facts) -> bool:
     return True
 
 
-def _status(reqs: list, results: dict) -> str:
+def _status(reqs: list[Any], results: JSON) -> str:
     """The verdict (README, "How the advisor decides"); "partial" is the report's value for
     *needs setup*."""
     required = [r for r in reqs if r.get("level") == "required"]
@@ -141,7 +145,7 @@ def _status(reqs: list, results: dict) -> str:
     return "ready"
 
 
-def _installable(req: dict, results: dict) -> bool:
+def _installable(req: JSON, results: JSON) -> bool:
     """A recommended requirement lowers the route only for something to install (a package,
     toolkit or runtime); a recommended device that needs setup (a second GPU the container
     cannot see) is shown with its fix but leaves the route's verdict alone."""
@@ -153,31 +157,32 @@ VERDICTS = {"ready": "ready", "partial": "needs-setup", "remote": "remote",
 MAX_FACTS = 3          # per reason line; blocking[].facts keeps them all
 
 
-def _m(key: str, lang: str, **kw) -> str:
+def _m(key: str, lang: str, **kw: Any) -> str:
     return l10n.tr("advisor.route." + key, lang, **kw)
 
 
-def _device_fix(devices: list[dict], lang: str) -> str | None:
+def _device_fix(devices: list[JSON], lang: str) -> str | None:
     """The fix of the first device that is not usable: its own ladder's fix (fix_msg / fix),
     else the detail of the first ladder step that failed."""
     for dev in devices:
         fix = l10n.field_text(dev, "fix", lang)
         if fix:
-            return fix
+            return str(fix)
         for step in dev.get("ladder") or []:
             if isinstance(step, dict) and step.get("ok") is False:
-                return l10n.field_text(step, "detail", lang)
+                detail = l10n.field_text(step, "detail", lang)
+                return str(detail) if detail else None
     return None
 
 
-def _fix(req: dict, results: dict, lang: str) -> str:
+def _fix(req: JSON, results: JSON, lang: str) -> str:
     devices = rules.unusable_devices(results[req["id"]][1])
     return (_device_fix(devices, lang) if devices else None) or \
         _first_sentence(_tr(req.get("fix"), lang))
 
 
-def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
-    def line(req):
+def _reasons(reqs: list[Any], results: JSON, lang: str) -> list[str]:
+    def line(req: Any) -> Any:
         value, facts, _, _ = results[req["id"]]
         shown = [str(f) for f in facts[:MAX_FACTS]]
         if len(facts) > MAX_FACTS:
@@ -200,11 +205,11 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
 
     rank = {"missing": 0, "setup": 1, "unknown": 2, "met": 3}
 
-    def order(req):
+    def order(req: Any) -> Any:
         return (0 if req.get("level") == "required" else 1, rank[_state(req, results)])
 
     out: list[str] = []
-    cited: set = set()
+    cited: set[Any] = set()
     for req in sorted(reqs, key=order):
         value, facts = results[req["id"]][0], results[req["id"]][1]
         keys = {(value is True, str(f)) for f in facts}
@@ -217,13 +222,13 @@ def _reasons(reqs: list, results: dict, lang: str) -> list[str]:
     return out
 
 
-def _fallback_note(req: dict, lang: str) -> str | None:
+def _fallback_note(req: JSON, lang: str) -> str | None:
     """How a route is followed when this requirement's hardware is not here ("followed here by
     simulation, not on the hardware"): support.json advisor_notes."""
     return _note(f"fallback.{req.get('fallback', 'none')}", lang)
 
 
-def _note(note_id: str, lang: str, **params) -> str | None:
+def _note(note_id: str, lang: str, **params: Any) -> str | None:
     """One text of support.json advisor_notes, in ``lang``, with ``{param}`` fields filled."""
     for row in support.rows("advisor_notes"):
         if row.get("id") == note_id:
@@ -235,7 +240,7 @@ def _note(note_id: str, lang: str, **params) -> str | None:
     return None
 
 
-def _unconfirmed(reqs: list, results: dict, lang: str) -> list[str]:
+def _unconfirmed(reqs: list[Any], results: JSON, lang: str) -> list[str]:
     """The required facts that are unknown (the verdict is "not confirmed" on them)."""
     out = []
     for req in reqs:
@@ -248,7 +253,7 @@ def _unconfirmed(reqs: list, results: dict, lang: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
+def _blocking(reqs: list[Any], results: JSON, lang: str) -> list[JSON]:
     """What stands between this machine and the route, most useful first: what is missing or
     to set up for a required requirement, then for a recommended one, then what is unknown.
     ``state``: "setup" (the hardware is here but not usable now, or something to install),
@@ -274,7 +279,7 @@ def _blocking(reqs: list, results: dict, lang: str) -> list[dict]:
     return out
 
 
-def _uses_device(reqs: list, results: dict) -> bool:
+def _uses_device(reqs: list[Any], results: JSON) -> bool:
     """A device requirement of the route is met by this machine's own hardware: usable now,
     or (for a required one) present and only needing setup, or (a required one) present and
     working while a figure the rule needs is unknown (a WSL2 GPU without its compute
@@ -292,7 +297,7 @@ def _uses_device(reqs: list, results: dict) -> bool:
 
 # --------------------------------------------------------------------------- next steps
 
-def _runs_locally(step: dict, results: dict) -> bool:
+def _runs_locally(step: JSON, results: JSON) -> bool:
     """All the step needs is met here; for a step that sets the hardware up (``sets_up``), a
     device that is present but not usable yet is enough."""
     ok = ("met", "setup") if step.get("sets_up") else ("met",)
@@ -300,13 +305,13 @@ def _runs_locally(step: dict, results: dict) -> bool:
                for n in step.get("needs") or [])
 
 
-def _needs_other_hardware(step: dict, results: dict) -> bool:
+def _needs_other_hardware(step: JSON, results: JSON) -> bool:
     """Some need of the step is "missing" (other hardware: cloud, emulation, simulation)."""
     return any(n in results and _state(results[n][2], results) == "missing"
                for n in step.get("needs") or [])
 
 
-def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
+def _alternatives(step: JSON, kb: Any, results: JSON, scheduled: set[Any]) -> list[str]:
     """For each group of ``prerequisites_any`` not yet satisfied, the step to take: the first
     one that works on this machine's own accelerator, else the first this machine can do
     locally, else the first (a TPU or Gaudi owner goes through their own accelerator's step,
@@ -323,15 +328,15 @@ def _alternatives(step: dict, kb, results: dict, scheduled: set) -> list[str]:
     return out
 
 
-def _on_own_device(step: dict, kb, results: dict) -> bool:
+def _on_own_device(step: JSON, kb: Any, results: JSON) -> bool:
     """The step works on this machine's own accelerator: one of its needs is a device
     requirement met here (usable now or to set up)."""
-    device_reqs = device_requirements(kb, step.get("route"))
+    device_reqs = device_requirements(kb, str(step.get("route")))
     return any(n in device_reqs and n in results and _state(results[n][2], results) in ("met", "setup")
                for n in step.get("needs") or ())
 
 
-def _route_local(step: dict, kb, results: dict) -> bool:
+def _route_local(step: JSON, kb: Any, results: JSON) -> bool:
     """The step runs here and its route's required hardware is here."""
     route = kb.routes.get(step.get("route")) or {}
     required = [r["id"] for r in route.get("requirements") or [] if r.get("level") == "required"]
@@ -339,7 +344,7 @@ def _route_local(step: dict, kb, results: dict) -> bool:
         n in results and _state(results[n][2], results) in ("met", "setup") for n in required)
 
 
-def _goal_ranks(kb_steps: dict, goal: str | None) -> dict:
+def _goal_ranks(kb_steps: JSON, goal: str | None) -> JSON:
     """{step id: 0 when it serves ``goal`` (its ``goals`` list), 1 when it is a prerequisite,
     directly or not, of one that does}; a step not listed ranks 2. {} without a goal."""
     if not goal:
@@ -356,7 +361,7 @@ def _goal_ranks(kb_steps: dict, goal: str | None) -> dict:
     return ranks
 
 
-def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int,
+def _rank_steps(route: JSON, kb: Any, done: frozenset[str], results: JSON, cap: int,
                 goal: str | None = None) -> list[str]:
     steps = [s for s in route.get("steps", []) if isinstance(s, dict) and s.get("id")]
     goal_rank = _goal_ranks(kb.steps, goal)
@@ -365,11 +370,11 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int,
     scheduled = set(done)
     listed: list[str] = []
 
-    def prereqs(step):
+    def prereqs(step: Any) -> Any:
         return [p for p in (step.get("prerequisites") or []) + _alternatives(step, kb, results, scheduled)
                 if p in kb.steps or p in index]
 
-    def chain(step, seen=None):
+    def chain(step: Any, seen: Any = None) -> Any:
         """Undone prerequisites from other routes, deepest first (topological)."""
         seen = set() if seen is None else seen
         out = []
@@ -381,14 +386,14 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int,
             out.append(p)
         return out
 
-    def key(step):
+    def key(step: Any) -> Any:
         # with a goal, a goal step that only needs setup here (or an unknown fact) may pass a
         # step that runs now; one that needs hardware this machine lacks never does
         return (bool(goal) and _needs_other_hardware(step, results),
                 goal_rank.get(step["id"], 2 if goal else 0),
                 0 if _runs_locally(step, results) else 1,
                 not step.get("sets_up"),            # among those, setting the hardware up first
-                LEVEL_RANK.get(step.get("level"), 3), index[step["id"]])
+                LEVEL_RANK.get(str(step.get("level")), 3), index[step["id"]])
 
     while pending and len(listed) < cap:
         available = [s for s in pending
@@ -412,8 +417,7 @@ def _rank_steps(route: dict, kb, done: frozenset, results: dict, cap: int,
     return listed[:cap]
 
 
-def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None = None,
-                       ) -> list[str]:
+def overall_next_steps(assessments: list[Any], kb: Any = None, n: int = 5, goal: str | None = None,) -> list[str]:
     """Top ``n`` steps over all routes, for an overview.
 
     Routes that use this machine's own accelerators come first (ready, then needs setup, then
@@ -428,8 +432,8 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     their own prerequisites (of a ``prerequisites_any`` group, the member its route listed
     before it); without it, round robin over the routes of a tier (each route's list is
     already ranked for the goal)."""
-    tier_of: dict = {}
-    pos_of: dict = {}
+    tier_of: JSON = {}
+    pos_of: JSON = {}
     for r_index, a in enumerate(assessments):
         tier = _route_tier(a, goal if goal is not None else getattr(a, "goal", None), kb)
         for i, sid in enumerate(a.next_steps):
@@ -443,10 +447,10 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     if kb is None or not getattr(kb, "steps", None):
         out: list[str] = []
         for tier in sorted(set(tier_of.values())):
-            lists = [[s for s in a.next_steps if tier_of.get(s) == tier] for a in assessments]
+            per_route = [[s for s in a.next_steps if tier_of.get(s) == tier] for a in assessments]
             depth = 0
-            while len(out) < n and any(depth < len(lst) for lst in lists):
-                for lst in lists:
+            while len(out) < n and any(depth < len(lst) for lst in per_route):
+                for lst in per_route:
                     if depth < len(lst) and lst[depth] not in out and len(out) < n:
                         out.append(lst[depth])
                 depth += 1
@@ -463,7 +467,7 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     # prerequisites_any: the member its own route listed before it (the alternative chosen for
     # this machine) comes first; a group its route listed nothing for is satisfied already
     lists = {a.id: list(a.next_steps) for a in assessments}
-    any_of: dict = {}
+    any_of: JSON = {}
     for s in candidates:
         own = lists.get((kb.steps.get(s) or {}).get("route")) or []
         before = own[:own.index(s)] if s in own else []
@@ -481,11 +485,11 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
 
     hands_on = _hands_on_steps(assessments, kb, candidates)
 
-    def key(s):
+    def key(s: Any) -> Any:
         step = kb.steps.get(s) or {}
         own = route_tier.get((kb.steps.get(s) or {}).get("route"), tier_of[s])
         return (s in remote, tier_of[s], goal_rank.get(s, 2 if goal_rank else 0), own,
-                s not in hands_on, LEVEL_RANK.get(step.get("level"), 3), -dependants.get(s, 0), pos_of[s])
+                s not in hands_on, LEVEL_RANK.get(str(step.get("level")), 3), -dependants.get(s, 0), pos_of[s])
 
     out = []
     pending = set(candidates)
@@ -498,12 +502,12 @@ def overall_next_steps(assessments: list, kb=None, n: int = 5, goal: str | None 
     return out
 
 
-def assessed_goal(assessments) -> str | None:
+def assessed_goal(assessments: Any) -> str | None:
     """The goal the route assessments were made for (None: no particular goal)."""
     return next((a.goal for a in assessments or () if getattr(a, "goal", None)), None)
 
 
-def _hands_on_steps(assessments: list, kb, steps) -> set:
+def _hands_on_steps(assessments: list[Any], kb: Any, steps: Any) -> set[Any]:
     """The steps that work on this machine's own accelerator: they need a device requirement
     of a route that uses this machine's hardware, and none of what they need is missing here
     (a device that only needs setup counts: the step is where it gets set up). Within a tier
@@ -525,9 +529,9 @@ def _hands_on_steps(assessments: list, kb, steps) -> set:
     return out
 
 
-def device_requirements(kb, route_id: str) -> set:
+def device_requirements(kb: Any, route_id: str) -> set[Any]:
     """The ids of a route's requirements whose rule asks for a device."""
-    def asks_device(rule) -> bool:
+    def asks_device(rule: Any) -> bool:
         if isinstance(rule, dict):
             return "device" in rule or any(asks_device(v) for v in rule.values())
         return isinstance(rule, list) and any(asks_device(v) for v in rule)
@@ -536,15 +540,15 @@ def device_requirements(kb, route_id: str) -> set:
     return {r.get("id") for r in route.get("requirements") or () if asks_device(r.get("rule"))}
 
 
-def _dependant_counts(kb) -> dict:
+def _dependant_counts(kb: Any) -> JSON:
     """How many steps (transitively) build on each step."""
-    children: dict = {}
+    children: JSON = {}
     for sid, step in kb.steps.items():
         for p in step.get("prerequisites") or []:
             children.setdefault(p, set()).add(sid)
-    counts: dict = {}
+    counts: JSON = {}
     for sid in kb.steps:
-        seen: set = set()
+        seen: set[Any] = set()
         stack = list(children.get(sid, ()))
         while stack:
             c = stack.pop()
@@ -557,7 +561,7 @@ def _dependant_counts(kb) -> dict:
 
 # --------------------------------------------------------------------------- assess
 
-def _software_only_setup(a, kb) -> bool:
+def _software_only_setup(a: Any, kb: Any) -> bool:
     """What the route needs set up is software only (a pip install, a toolkit): none of its
     "setup" blocking items is a device requirement (knowledge base needed to tell)."""
     if kb is None or not getattr(kb, "routes", None):
@@ -568,7 +572,7 @@ def _software_only_setup(a, kb) -> bool:
     return bool(setup) and not any(r in device_reqs for r in setup)
 
 
-def _route_tier(a, goal: str | None, kb=None) -> tuple:
+def _route_tier(a: Any, goal: str | None, kb: Any = None) -> tuple[Any, ...]:
     """Where a route's steps stand in the overall list: routes that use this machine's own
     accelerators first, then the CPU fundamentals, then the rest by verdict; a route that is
     followed by simulation (hardware design: ASIC, FPGA without a board)
@@ -594,13 +598,13 @@ def _route_tier(a, goal: str | None, kb=None) -> tuple:
     return (0 if in_goal or not goal else 1, base)
 
 
-def route_goals() -> dict:
+def route_goals() -> JSON:
     """{route id: (goal, ...)} from knowledge/support.json route_goals."""
     return {r["route"]: tuple(r.get("goals") or ()) for r in support.rows("route_goals")
             if r.get("route")}
 
 
-def _design_only() -> frozenset:
+def _design_only() -> frozenset[str]:
     return frozenset(support.table("route_goals").get("design_only") or ())
 
 
@@ -617,7 +621,7 @@ def check_goal(goal: str | None) -> str | None:
     return goal
 
 
-def _remote_steps(route: dict, reqs: list, results: dict) -> list[dict]:
+def _remote_steps(route: JSON, reqs: list[Any], results: JSON) -> list[JSON]:
     """Steps that need hardware this machine lacks, with how to follow them instead (the
     unmet requirement's fallback: cloud, emulation, simulation)."""
     by_id = {r["id"]: r for r in reqs}
@@ -632,7 +636,7 @@ def _remote_steps(route: dict, reqs: list, results: dict) -> list[dict]:
     return out
 
 
-def _tracks(route: dict, rd: dict) -> dict:
+def _tracks(route: JSON, rd: JSON) -> JSON:
     """{step id: [track ids]}: the vendor variants of the route's hands-on steps that this
     machine's hardware matches (a TPU, Gaudi or Ascend owner sees their own commands)."""
     out = {}
@@ -649,8 +653,8 @@ def _tracks(route: dict, rd: dict) -> dict:
     return out
 
 
-def assess(report, kb, done=frozenset(), lang: str = "en", goal: str | None = None,
-           ) -> list[RouteAssessment]:
+def assess(report: Any, kb: Any, done: Any = frozenset(), lang: str = "en",
+           goal: str | None = None) -> list[RouteAssessment]:
     """Route assessments in knowledge-base order. ``done``: ids of the steps already done;
     ``goal``: one of :data:`GOALS` (re-ranks the steps of each route towards it)."""
     done = frozenset(done or ())
@@ -663,7 +667,7 @@ def _module_key(name: str) -> str:
     return str(name or "").replace("-", "_").lower()
 
 
-def blocked_module(dev: dict, platform: dict | None) -> dict | None:
+def blocked_module(dev: JSON, platform: JSON | None) -> JSON | None:
     """The out-of-tree module on disk that would drive ``dev`` but is not loaded on a machine
     with Secure Boot on (``platform.secure_boot``, ``platform.out_of_tree_modules``): the
     kernel refuses a DKMS module signed by a key that was never enrolled. None otherwise."""
@@ -675,12 +679,12 @@ def blocked_module(dev: dict, platform: dict | None) -> dict | None:
     fam = families.family(dev.get("family") or (dev.get("details") or {}).get("family")) or {}
     expected = {_module_key(d) for d in (fam.get("drivers") or {})}
     for mod in platform.get("out_of_tree_modules") or []:
-        if isinstance(mod, dict) and _module_key(mod.get("name")) in expected:
+        if isinstance(mod, dict) and _module_key(str(mod.get("name") or "")) in expected:
             return mod
     return None
 
 
-def secure_boot_fix(module: dict) -> dict:
+def secure_boot_fix(module: JSON) -> JSON:
     """The fix, in both languages, for a driver module that Secure Boot keeps from loading:
     enrol the DKMS key as a Machine Owner Key (support.json secure_boot)."""
     path = str(module.get("path") or "")
@@ -689,7 +693,7 @@ def secure_boot_fix(module: dict) -> dict:
                                where=where) for lang in ("en", "zh")}
 
 
-def _with_secure_boot_fixes(rd: dict) -> dict:
+def _with_secure_boot_fixes(rd: JSON) -> JSON:
     """The report as the advisor reads it: a device whose driver module is on disk but kept
     out by Secure Boot gets the enrolment fix instead of "install the driver"."""
     platform = rd.get("platform") or {}
@@ -714,7 +718,7 @@ def goal_note(goal: str | None, lang: str = "en") -> str | None:
     return _note("goal", lang, goal=goal_label(goal, lang), goal_id=goal)
 
 
-def _assess(rd: dict, kb, done: frozenset, lang: str, goal: str | None) -> list[RouteAssessment]:
+def _assess(rd: JSON, kb: Any, done: frozenset[str], lang: str, goal: str | None) -> list[RouteAssessment]:
     rd = _with_secure_boot_fixes(rd)
     results = requirement_results(rd, kb, lang)
     zh = requirement_results(rd, kb, "zh") if lang == "en" else results
@@ -726,7 +730,8 @@ def _assess(rd: dict, kb, done: frozenset, lang: str, goal: str | None) -> list[
         setup = [r for r in reqs if _state(r, results) == "setup"]
         fix_req = next((r for r in setup if r.get("level") == "required"), setup[0] if setup else None)
         # text fields in ``lang``; an English report also carries both languages as *_msg
-        msgs, reasons_en = {}, None
+        msgs: dict[str, Any] = {}
+        reasons_en: list[str] = []
         if lang == "en":
             zh_unconfirmed = _unconfirmed(reqs, zh, "zh")
             reasons_zh = _reasons(reqs, zh, "zh")

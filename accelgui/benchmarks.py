@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from accelgui import BENCHMARK_CONTRACT
 from accelgui.l10n import msg
+
+JSON = dict[str, Any]
 
 #: current contract version written by the child (``benchmarks.contract``)
 CONTRACT = BENCHMARK_CONTRACT
@@ -39,7 +42,7 @@ FLAT_SCALING = 1.2
 class BenchmarkError(ValueError):
     """A benchmark section that does not fit the contract; ``path`` names the field."""
 
-    def __init__(self, path: str, problem: str):
+    def __init__(self, path: str, problem: str) -> None:
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
@@ -47,15 +50,15 @@ class BenchmarkError(ValueError):
 
 # --------------------------------------------------------------------------- small helpers
 
-def _num(x):
+def _num(x: Any) -> float | None:
     return x if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
-def _dict(x) -> dict:
+def _dict(x: Any) -> JSON:
     return x if isinstance(x, dict) else {}
 
 
-def _section(report):
+def _section(report: Any) -> Any:
     """The raw benchmarks dict of a Report, a report dict or the section itself."""
     if report is None:
         return None
@@ -68,7 +71,7 @@ def _section(report):
     return None
 
 
-def _facts(report, part: str) -> dict:
+def _facts(report: Any, part: str) -> JSON:
     """report.cpu / report.platform / ... as a dict, for a Report or a report dict."""
     if isinstance(report, dict):
         return _dict(report.get(part))
@@ -92,7 +95,7 @@ _ENV_RENAMES = {"numba_threading_layer": "threading_layer", "llvm_cpu": "llvm_cp
 _STREAM_OPS = ("copy", "scale", "add", "triad")
 
 
-def _spread_from_best(best, median, rel_time_spread, n=None) -> dict | None:
+def _spread_from_best(best: Any, median: Any, rel_time_spread: Any, n: Any = None) -> JSON | None:
     """A spread {min, median, max} of a rate from what children before contract 2 kept: the
     best rate, the median rate and (max - min) / median of the times. The slowest rate is
     1 / (1/best + spread/median), exactly, since rate = work / time."""
@@ -104,17 +107,17 @@ def _spread_from_best(best, median, rel_time_spread, n=None) -> dict | None:
     return _spread(low if low is not None else None, median, best, n)
 
 
-def _spread(low, median, high, n=None) -> dict:
+def _spread(low: Any, median: Any, high: Any, n: Any = None) -> JSON:
     rel = (high - low) / median if None not in (low, high) and median else None
     return {"min": _round(low), "median": _round(median), "max": _round(high), "n": n,
             "rel": round(rel, 4) if rel is not None else None}
 
 
-def _round(x):
+def _round(x: Any) -> float | None:
     return None if x is None else round(float(x), 3)
 
 
-def upgrade(section: dict) -> dict:
+def upgrade(section: JSON) -> JSON:
     """A copy of ``section`` in the current contract's shape (older shapes, one place)."""
     import copy     # only for a report that has a benchmark section
 
@@ -136,11 +139,11 @@ def upgrade(section: dict) -> dict:
     for s in spread.values():
         if isinstance(s, dict) and "rel" not in s:
             lo, med, hi = _num(s.get("min")), _num(s.get("median")), _num(s.get("max"))
-            s["rel"] = round((hi - lo) / med, 4) if None not in (lo, med, hi) and med else None
+            s["rel"] = round((hi - lo) / med, 4) if lo is not None and hi is not None and med else None
     return b
 
 
-def _upgrade_environment(env: dict) -> None:
+def _upgrade_environment(env: JSON) -> None:
     for old, new in _ENV_RENAMES.items():
         if old in env and new not in env:
             env[new] = env.pop(old)
@@ -148,7 +151,7 @@ def _upgrade_environment(env: dict) -> None:
         env["blas"] = {"internal_api": env["blas"]}
 
 
-def _upgrade_cpu(cpu: dict, spread: dict) -> None:
+def _upgrade_cpu(cpu: JSON, spread: JSON) -> None:
     """GEMM names and BLAS of the first children; the repeat spread of STREAM and FMA figures
     from the best/median/time-spread triples children before contract 2 kept."""
     gemm = cpu.get("gemm")
@@ -179,14 +182,14 @@ def _upgrade_cpu(cpu: dict, spread: dict) -> None:
                         m.get("spread"))
 
 
-def _add_spread(spread: dict, path: str, best, median, rel, n=None) -> None:
+def _add_spread(spread: JSON, path: str, best: Any, median: Any, rel: Any, n: Any = None) -> None:
     if path not in spread:
         s = _spread_from_best(best, median, rel, n)
         if s:
             spread[path] = s
 
 
-def _gpu_by_index(gpu) -> dict:
+def _gpu_by_index(gpu: Any) -> JSON:
     """The per-GPU list of the first children (bare, or under ``devices``) as the current map
     keyed by device index, the section's other keys kept."""
     items = gpu if isinstance(gpu, list) else gpu["devices"]
@@ -197,7 +200,7 @@ def _gpu_by_index(gpu) -> dict:
     return new
 
 
-def _upgrade_gpu(gpu: dict, spread: dict) -> None:
+def _upgrade_gpu(gpu: JSON, spread: JSON) -> None:
     for key, e in gpu.items():
         if not isinstance(e, dict):
             continue
@@ -212,24 +215,25 @@ def _upgrade_gpu(gpu: dict, spread: dict) -> None:
 
 # --------------------------------------------------------------------------- schema check
 
-def _package_json(name: str) -> dict:
+def _package_json(name: str) -> JSON:
     """A JSON data file of the accelgui package, parsed once."""
     from accelgui.data import json_file
 
-    return json_file("accelgui", name)
+    table: JSON = json_file("accelgui", name)
+    return table
 
 
-def _describe(value) -> str:
+def _describe(value: Any) -> str:
     from accelgui.validation import describe
 
     return describe(value)
 
 
-_CHECKED: list = []     # [(JSON text of a section as given, upgraded and checked)], newest first
+_CHECKED: list[tuple[str, JSON]] = []     # [(JSON text of a section as given, upgraded and checked)], newest first
 _CHECKED_KEEP = 8
 
 
-def check(section) -> dict | None:
+def check(section: Any) -> JSON | None:
     """The upgraded ``section``, or BenchmarkError naming the first field off the contract.
 
     A section checked before (the same content, or the result of an earlier check) is not
@@ -258,7 +262,7 @@ def check(section) -> dict | None:
 
 # --------------------------------------------------------------------------- the reader
 
-def read(report) -> dict | None:
+def read(report: Any) -> JSON | None:
     """The upgraded, validated benchmark section of ``report``, or None when it has none.
 
     Raises BenchmarkError (a ValueError naming the field) for a section off the contract;
@@ -266,27 +270,27 @@ def read(report) -> dict | None:
     return check(_section(report))
 
 
-def gpu_devices(report) -> list[dict]:
+def gpu_devices(report: Any) -> list[JSON]:
     """The per-GPU entries of the section (each with its ``index``), in index order."""
     return _gpu_devices(read(report) or {})
 
 
-def _gpu_devices(b: dict) -> list[dict]:
+def _gpu_devices(b: JSON) -> list[JSON]:
     gpu = _dict(b.get("gpu"))
     items = [(k, e) for k, e in gpu.items() if str(k).isdigit() and isinstance(e, dict)]
     return [e for _, e in sorted(items, key=lambda kv: int(kv[0]))]
 
 
-def gpu_status(report) -> str | None:
+def gpu_status(report: Any) -> str | None:
     """Why no GPU was measured (``skipped`` / ``error`` text), or None."""
     gpu = _dict((read(report) or {}).get("gpu"))
     why = gpu.get("skipped") or gpu.get("error") or gpu.get("reason")
     return why if isinstance(why, str) else None
 
 
-def figure(b: dict, path: str):
+def figure(b: JSON, path: str) -> float | None:
     """The number at dotted ``path`` of an upgraded section (``cpu.stream.triad_gbps``)."""
-    obj = b
+    obj: Any = b
     for part in path.split("."):
         if not isinstance(obj, dict):
             return None
@@ -294,7 +298,7 @@ def figure(b: dict, path: str):
     return _num(obj)
 
 
-def spread_of(b: dict, path: str) -> dict:
+def spread_of(b: JSON, path: str) -> JSON:
     """{min, median, max, rel, n} of the figure at ``path``; median alone (the figure) when
     the run kept no repeats."""
     s = _dict(_dict(b.get("spread")).get(path))
@@ -322,7 +326,7 @@ _GPU_HEADLINE = (
 )
 
 
-def _row(b: dict, key: str, label: dict, unit: str, peak, reference) -> dict | None:
+def _row(b: JSON, key: str, label: JSON, unit: str, peak: Any, reference: Any) -> JSON | None:
     s = spread_of(b, key)
     value = s["median"]
     if value is None:
@@ -335,7 +339,7 @@ def _row(b: dict, key: str, label: dict, unit: str, peak, reference) -> dict | N
             "noisy": bool(rel is not None and rel > NOISY_REL_SPREAD)}
 
 
-def headline(report, section: dict | None = None) -> list[dict]:
+def headline(report: Any, section: JSON | None = None) -> list[JSON]:
     """The headline figures, median of the repeats first: rows of ``key``, ``label`` (message),
     ``value``, ``unit``, ``peak``, ``pct_of_peak``, ``spread`` {min, median, max, rel, n},
     ``reference`` (typical range of the machine's class, or None) and ``noisy``.
@@ -345,7 +349,7 @@ def headline(report, section: dict | None = None) -> list[dict]:
     return _headline(b, report) if b else []
 
 
-def _headline(b: dict, report) -> list[dict]:
+def _headline(b: JSON, report: Any) -> list[JSON]:
     rows = []
     for key, label_id, unit, peak_path, ref_kind in _CPU_HEADLINE:
         ref = reference(report, ref_kind, b) if ref_kind else None
@@ -362,7 +366,7 @@ def _headline(b: dict, report) -> list[dict]:
     return rows
 
 
-def memory_bandwidth(report, device=None, index=None) -> dict | None:
+def memory_bandwidth(report: Any, device: Any = None, index: Any = None) -> JSON | None:
     """Measured memory bandwidth: of the CPU (``device`` None) or of one GPU (a Device or
     device dict, matched by PCI bus id, else by ``index`` with a name check).
 
@@ -385,12 +389,12 @@ def memory_bandwidth(report, device=None, index=None) -> dict | None:
             "rel_spread": s["rel"], "source": "measured", "figure": path}
 
 
-def gpu_figures(report, device, index=None) -> tuple[str | None, dict]:
+def gpu_figures(report: Any, device: Any, index: Any = None) -> tuple[str | None, JSON]:
     """(key, the upgraded ``benchmarks.gpu`` entry) measured on ``device``, matched as
     :func:`memory_bandwidth` matches it; (None, {}) when none was measured on it."""
     b = read(report)
     key = _gpu_key_for(b, device, index) if b else None
-    if key is None:
+    if b is None or key is None:
         return None, {}
     for e in _gpu_devices(b):
         if str(e.get("index")) == key:
@@ -398,13 +402,13 @@ def gpu_figures(report, device, index=None) -> tuple[str | None, dict]:
     return None, {}
 
 
-def cpu_figures(report) -> dict:
+def cpu_figures(report: Any) -> JSON:
     """The upgraded ``benchmarks.cpu`` section ({} when nothing was measured)."""
     b = read(report)
     return _dict(b.get("cpu")) if b else {}
 
 
-def _norm_bus(addr) -> str | None:
+def _norm_bus(addr: Any) -> str | None:
     if not isinstance(addr, str) or ":" not in addr:
         return None
     parts = addr.lower().split(":")
@@ -414,12 +418,15 @@ def _norm_bus(addr) -> str | None:
     return f"{dom}:{':'.join(parts[1:])}"
 
 
-def _gpu_key_for(b: dict, device, index) -> str | None:
+def _gpu_key_for(b: JSON, device: Any, index: Any) -> str | None:
     """The ``benchmarks.gpu`` key measured on ``device``: by PCI bus id when the run recorded
     one (CUDA may number devices differently from the PCI order), else by ``index`` with a
     name check, so that one card's figures are never credited to another."""
-    get = (device.get if isinstance(device, dict) else (lambda k: getattr(device, k, None))) \
-        if device is not None else (lambda k: None)
+    def get(key: str) -> Any:
+        if isinstance(device, dict):
+            return device.get(key)
+        return getattr(device, key, None)
+
     items = [(str(e.get("index")), e) for e in _gpu_devices(b) if not e.get("error")]
     bus = _norm_bus(get("address"))
     if bus:
@@ -446,7 +453,7 @@ def _gpu_key_for(b: dict, device, index) -> str | None:
 
 # --------------------------------------------------------------------------- reference classes
 
-def reference_table() -> dict:
+def reference_table() -> JSON:
     """The dated table of typical figures per class of machine (benchmark_reference.json)."""
     return _package_json("benchmark_reference.json")
 
@@ -457,12 +464,12 @@ _DDR5_UARCHES = ("sapphirerapids", "emeraldrapids", "graniterapids", "sierrafore
 _LAPTOP_CHASSIS = {"8", "9", "10", "14", "30", "31", "32"}   # SMBIOS chassis types: portable..
 
 
-def memory_class(report) -> tuple[str | None, int]:
+def memory_class(report: Any) -> tuple[str | None, int]:
     """(class id of benchmark_reference.json "memory", sockets) for the machine in ``report``."""
     cpu, plat = _facts(report, "cpu"), _facts(report, "platform")
     model = str(cpu.get("model_name") or "").lower()
     uarch = str(cpu.get("microarchitecture") or "").lower()
-    sockets = cpu.get("sockets") if isinstance(cpu.get("sockets"), int) and cpu.get("sockets") > 0 else 1
+    sockets = cpu["sockets"] if isinstance(cpu.get("sockets"), int) and cpu["sockets"] > 0 else 1
     logical = cpu.get("logical_cpus") if isinstance(cpu.get("logical_cpus"), int) else None
     virtual = plat.get("virtualization") or plat.get("cloud") or cpu.get("hypervisor_vendor")
     chassis = str(_dict(plat.get("dmi")).get("chassis_type") or "")
@@ -484,7 +491,7 @@ def memory_class(report) -> tuple[str | None, int]:
     return ("desktop-ddr5-2ch" if ddr5 else "desktop-ddr4-2ch"), 1
 
 
-def reference(report, kind: str, section: dict | None = None) -> dict | None:
+def reference(report: Any, kind: str, section: JSON | None = None) -> JSON | None:
     """The typical range for this machine's class: {class, label (message), typical_low,
     typical_high, unit, source, as_of, review_by}, or None when the class is unknown."""
     table = reference_table()
@@ -518,13 +525,13 @@ def reference(report, kind: str, section: dict | None = None) -> dict | None:
 
 # --------------------------------------------------------------------------- notices
 
-def _fmt(x) -> str:
+def _fmt(x: Any) -> str:
     if x is None:
         return "?"
     return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
-def notices(report, section: dict | None = None) -> list[dict]:
+def notices(report: Any, section: JSON | None = None) -> list[JSON]:
     """Messages for the reader: a run that did not finish, a disturbed run (re-measured), noisy
     figures (repeat spread above 20 %), FP64 that does not scale with the cores, and what the
     monitor saw during each stage (throttling, clock drops).
@@ -533,7 +540,7 @@ def notices(report, section: dict | None = None) -> list[dict]:
     b = section if section is not None else read(report)
     if not b:
         return []
-    out: list[dict] = []
+    out: list[JSON] = []
     if isinstance(b.get("error"), str):
         out.append(msg("bench.notice.error", text=b["error"]))
     for w in b.get("warnings") or []:
@@ -569,14 +576,14 @@ def notices(report, section: dict | None = None) -> list[dict]:
     return out
 
 
-def disturbed(report) -> bool:
+def disturbed(report: Any) -> bool:
     """Whether the run deserves a re-run (any notice about its figures)."""
     return bool(notices(report))
 
 
 # --------------------------------------------------------------------------- the one statistic
 
-def quantity(b: dict, path: str) -> dict | None:
+def quantity(b: JSON, path: str) -> JSON | None:
     """The one figure every face shows for the quantity at ``path`` of an upgraded section:
     the median of the repeats with their range, ``{"value", "min", "max", "n", "rel",
     "statistic": "median"}``; ``"statistic": "single"`` for a run that kept no repeats (its

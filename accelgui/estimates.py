@@ -8,9 +8,14 @@ re-exports the public names.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from accelgui import benchmarks, l10n, rules
 from accelgui.knowledge import support
+
+JSON = dict[str, Any]
+Text = Callable[..., str]      # a catalogue text: text(key, **params)
 
 __all__ = ["estimates", "source_kind", "ESTIMATE_TEXTS", "QUANTS", "llm_row",
            "kv_cache_bytes", "weights_bytes", "decode_tokens_per_s", "prefill_tokens_per_s",
@@ -33,11 +38,23 @@ ESTIMATE_TEXTS: dict[str, tuple[str, str]] = {
     for id_, text in l10n.catalogue("en").items() if id_.startswith("advisor.est.")}
 
 
-def _t(key: str, lang: str = "en", **fmt) -> str:
+def _t(key: str, lang: str = "en", **fmt: Any) -> str:
     """The estimate text ``key`` in ``lang`` ("zh", "zh_CN": Chinese; else English)."""
     pair = ESTIMATE_TEXTS[key]
     text = pair[1] if str(lang or "").lower().startswith("zh") else pair[0]
     return text.format(**fmt) if fmt else text
+
+
+def _obj(value: object) -> JSON:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _texts(lang: str) -> Callable[..., str]:
+    """The estimates' catalogue texts in ``lang``, as ``text(key, **params)``."""
+    def text(key: str, **params: Any) -> str:
+        return _t(key, lang, **params)
+    return text
 
 
 #: Bytes of memory per parameter for fine-tuning, before activations:
@@ -50,7 +67,7 @@ _FORMULA_KEYS = ("weights_bytes", "kv_cache_bytes", "fits", "memory_available",
                  "decode_tokens_per_s", "prefill_tokens_per_s", "finetune_bytes")
 
 
-def _formulas(lang: str = "en") -> dict:
+def _formulas(lang: str = "en") -> JSON:
     fmt = {"decode_tokens_per_s": {"eff": EFFICIENCY, "lo": EFFICIENCY_RANGE[0],
                                    "hi": EFFICIENCY_RANGE[1]}}
     return {k: _t("f_" + k, lang, **fmt.get(k, {})) for k in _FORMULA_KEYS}
@@ -68,39 +85,40 @@ def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int,
     return 2 * layers * kv_heads * head_dim * context * bytes_per_element
 
 
-def decode_tokens_per_s(bandwidth_gbps, weights: float, efficiency: float = EFFICIENCY):
+def decode_tokens_per_s(bandwidth_gbps: Any, weights: float, efficiency: float = EFFICIENCY) -> Any:
     if not bandwidth_gbps or not weights:
         return None
     return bandwidth_gbps * 1e9 / weights * efficiency
 
 
-def prefill_tokens_per_s(flops_gflops, params_b: float):
+def prefill_tokens_per_s(flops_gflops: Any, params_b: float) -> Any:
     if not flops_gflops or not params_b:
         return None
     return flops_gflops * 1e9 / (2 * params_b * 1e9)
 
 
-def _r(x, nd=1):
+def _r(x: Any, nd: int = 1) -> Any:
     return None if x is None else round(x, nd)
 
 
 # --------------------------------------------------------------------------- decode model
 
-def calibration() -> dict:
+def calibration() -> JSON:
     """knowledge/decode_calibration.json: the decode model and the published points."""
     return support.load_data("decode_calibration.json")
 
 
-def catalogue() -> list[dict]:
+def catalogue() -> list[JSON]:
     """knowledge/models.json: the model catalogue (dense and MoE)."""
-    return support.load_data("models.json")["models"]["rows"]
+    rows: list[JSON] = support.load_data("models.json")["models"]["rows"]
+    return rows
 
 
 def _bits_key(bits: float) -> str:
     return "16" if bits >= 12 else "8" if bits >= 7 else "4"
 
 
-def model_kv_bytes(model: dict, context: int) -> int:
+def model_kv_bytes(model: JSON, context: int) -> int:
     """fp16 KV cache for ``context`` tokens (MLA models give their own bytes per token)."""
     per_token = model.get("kv_bytes_per_token_fp16")
     if per_token is None:
@@ -118,8 +136,8 @@ def decode_class(device_class: str, vendor: str | None, memory_type: str | None 
     model = calibration()["model"]
     for prefix, cls in (model.get("memory_classes") or {}).items():
         if str(memory_type or "").upper().startswith(prefix.upper()):
-            return cls
-    return model.get("vendor_classes", {}).get(vendor or "", device_class)
+            return str(cls)
+    return str(model.get("vendor_classes", {}).get(vendor or "", device_class))
 
 
 #: Decode speed below which a model is not "usable" for interactive use (tokens/s): about
@@ -128,13 +146,13 @@ def decode_class(device_class: str, vendor: str | None, memory_type: str | None 
 USABLE_TOKENS_PER_S = 5.0
 
 
-def device_floor() -> dict:
+def device_floor() -> JSON:
     """knowledge/decode_calibration.json ``device_floor``: the least a GPU needs to get an LLM
     line of its own (peak FP32, dedicated memory)."""
     return calibration().get("device_floor") or {}
 
 
-def _below_floor(dev: dict, shared: bool) -> bool:
+def _below_floor(dev: JSON, shared: bool) -> bool:
     d = dev.get("details") or {}
     floor = device_floor()
     fp32 = _num(d.get("peak_fp32_gflops"))
@@ -144,8 +162,8 @@ def _below_floor(dev: dict, shared: bool) -> bool:
     return bool(not shared and mem and floor.get("memory_bytes") and mem < floor["memory_bytes"])
 
 
-def decode_model(bandwidth_gbps, read_bytes: float, bits: float, device_class: str = "gpu",
-                 cores=None, active_params_b=None):
+def decode_model(bandwidth_gbps: Any, read_bytes: float, bits: float, device_class: str = "gpu",
+                 cores: Any = None, active_params_b: Any = None) -> Any:
     """Single-stream decode tokens/s: bytes read per token (active weights + KV cache) over
     the calibrated share of bandwidth for this quantisation and device class, plus the
     class's per-token floor; CPUs are also capped by their compute (2 x active parameters
@@ -161,9 +179,9 @@ def decode_model(bandwidth_gbps, read_bytes: float, bits: float, device_class: s
     return 1 / t
 
 
-def llm_row(model: dict, quant: str, bits: float, bandwidth_gbps, flops_gflops,
-            budget_bytes, device_class: str = "gpu", context: int = CONTEXT_TOKENS,
-            cores=None) -> dict:
+def llm_row(model: JSON, quant: str, bits: float, bandwidth_gbps: Any, flops_gflops: Any,
+            budget_bytes: Any, device_class: str = "gpu", context: int = CONTEXT_TOKENS,
+            cores: Any = None) -> JSON:
     """One (model, format) estimate for a memory of ``budget_bytes``: every weight must be
     resident (MoE: all experts), a token reads the active ones and the KV cache."""
     total_b = model["params_b"]
@@ -187,7 +205,7 @@ def llm_row(model: dict, quant: str, bits: float, bandwidth_gbps, flops_gflops,
     }
 
 
-def formats_for(device_class: str, segment: str | None = None) -> tuple[str, list]:
+def formats_for(device_class: str, segment: str | None = None) -> tuple[str, list[Any]]:
     """(runtime, [(format, bits per weight), ...]) for a device class: GGUF quantisations for
     llama.cpp-class runtimes, BF16/FP8/INT8 for vLLM, TensorRT-LLM and the vendor runtimes."""
     key = "gpu-datacentre" if device_class == "gpu" and segment == "data-centre" else device_class
@@ -202,7 +220,7 @@ def inference_only(label: str) -> bool:
     return any(re.search(r["pattern"], label or "") for r in rows)
 
 
-def _finetune_rows(budget_bytes, sharded: bool = False, lang: str = "en") -> list[dict]:
+def _finetune_rows(budget_bytes: Any, sharded: bool = False, lang: str = "en") -> list[JSON]:
     rows = []
     dense = [m for m in catalogue() if m.get("active_params_b", m["params_b"]) == m["params_b"]]
     for model in dense:                 # fine-tuning figures for the dense models of the catalogue
@@ -216,11 +234,11 @@ def _finetune_rows(budget_bytes, sharded: bool = False, lang: str = "en") -> lis
     return rows
 
 
-def _num(v):
+def _num(v: Any) -> Any:
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
 
 
-def _gpu_index(dev: dict, ordinal: int) -> int:
+def _gpu_index(dev: JSON, ordinal: int) -> int:
     d = dev.get("details") or {}
     for key in ("index", "cuda_index", "nvml_index"):
         v = d.get(key)
@@ -232,17 +250,19 @@ def _gpu_index(dev: dict, ordinal: int) -> int:
 _gib = rules._gib
 
 
-def integrated_rule(dev: dict) -> dict | None:
+def integrated_rule(dev: JSON) -> JSON | None:
     """The memory rule of an integrated GPU's vendor (``integrated_memory.vendors`` of
     knowledge/decode_calibration.json: AMD carve-out + GTT, Intel a share of RAM), or None
     when its vendor has none (the GPU is then not estimated)."""
     if dev.get("kind") != "gpu":
         return None
+    if _num((dev.get("details") or {}).get("gpu_memory_limit_bytes")):
+        return {"basis": "os limit"}        # macOS: the unified memory the GPU may wire (below)
     vendors = (calibration().get("integrated_memory") or {}).get("vendors") or {}
     return vendors.get(dev.get("vendor") or "")
 
 
-def _igpu_memory(rd: dict, dev: dict, pos: int, rule: dict, notes: list, label: str, text):
+def _igpu_memory(rd: JSON, dev: JSON, pos: int, rule: JSON, notes: list[Any], label: str, text: Text) -> Any:
     """(GPU-addressable bytes, budget for weights + KV cache, source text) of an integrated
     GPU: its own VRAM carve-out when the driver recorded one (amdgpu), plus the system memory
     it may map (the recorded GTT limit, else the vendor's default limit), that part capped by
@@ -284,103 +304,132 @@ def _igpu_memory(rd: dict, dev: dict, pos: int, rule: dict, notes: list, label: 
     return (carve or 0) + (limit or 0), budget, text("mem_igpu_plus").join(parts)
 
 
-def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
-    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+def _skip_note(dev: JSON, d: JSON, label: str, shared: bool, igpu_rule: Any, text: Text) -> tuple[bool, str | None]:
+    """Whether a device gets no entry of its own, and the note that says why (None: no note)."""
+    mem = _num(d.get("memory_bytes"))
+    readiness = dev.get("readiness") or "unknown"
+    if dev.get("kind") == "npu":
+        return True, text("note_npu", label=label)
+    if "nvswitch" in (dev.get("name") or "").lower():
+        return True, None                               # a switch chip, not a compute device
+    if readiness not in ("ready", "unknown", "runtime-missing", "driver-missing") or (
+            readiness == "driver-missing" and dev.get("kind") != "gpu"):
+        return True, text("note_unusable", label=label, readiness=readiness)
+    gpu = dev.get("kind") == "gpu"
+    if gpu and shared and "specification" in d and d["specification"] is None \
+            and not _num(d.get("memory_bandwidth_gbps")):
+        # an integrated GPU no specification row knows (an id newer or older than the
+        # tables): whether it clears the device floor is unknown, so no LLM line of its own
+        return True, text("note_igpu_unknown", label=label)
+    if gpu and _below_floor(dev, shared):
+        return True, text("note_below_floor", label=label, gflops=f"{device_floor().get('fp32_gflops', 0):g}",
+                       gib=_gib(device_floor().get("memory_bytes") or 0))
+    if shared and not (gpu and dev.get("vendor") == "nvidia" and mem) and igpu_rule is None:
+        return True, text("note_igpu", label=label) if gpu else None
+    return not (gpu or (mem and mem >= 2**30)), None
+
+
+def _bandwidth(rd: JSON, dev: JSON, pos: int, index: Any, figures: tuple[Any, ...], igpu_rule: Any, label: str,
+               notes: list[Any], text: Text) -> tuple[Any, ...]:
+    """(GB/s, source text, "measured" | "specification" | None) of one device's memory: measured
+    on it, else NVML's peak, else its specification row, else (an iGPU) the CPU's triad."""
+    d = dev.get("details") or {}
+    bkey, entry = figures
+    measured = benchmarks.memory_bandwidth(rd, dev, index)
+    if not measured and igpu_rule is not None and not _num(entry.get("memory_peak_gbps")) \
+            and not _num(d.get("memory_bandwidth_gbps")):
+        # an iGPU reads the system memory: the CPU's triad on it is a measurement of that
+        # memory (by the CPU cores, which on an APU often pull less than its GPU)
+        sysmem = benchmarks.memory_bandwidth(rd)
+        if not sysmem:
+            return None, None, None
+        if (sysmem.get("rel_spread") or 0) > NOISY_SPREAD:
+            notes.append(text("note_noisy", label=label, pct=int(sysmem["rel_spread"] * 100)))
+        return sysmem["median_gbps"], text("bw_igpu_cpu", src=_measured_source(sysmem, text)), "measured"
+    if measured:
+        if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
+            notes.append(text("note_noisy", label=label, pct=int(measured["rel_spread"] * 100)))
+        return measured["median_gbps"], _measured_source(measured, text), "measured"
+    if _num(entry.get("memory_peak_gbps")):
+        return entry["memory_peak_gbps"], text("spec_nvml", ref=f"benchmarks.gpu.{bkey}.memory_peak_gbps"), \
+            "specification"
+    if _num(d.get("memory_bandwidth_gbps")):
+        how = d.get("memory_bandwidth_source")
+        ref = f"devices[{pos}].details.memory_bandwidth_gbps"
+        return d["memory_bandwidth_gbps"], text("spec", ref=f"{ref}, {how}" if how and how != "specification"
+                                             else ref), "specification"
+    return None, None, None
+
+
+def _flops(d: JSON, pos: int, figures: tuple[Any, ...], text: Text) -> tuple[Any, ...]:
+    """(GFLOP/s, source text, measured FP32?) of one device: measured on it, else its details."""
+    bkey, entry = figures
+    if _num(entry.get("fp32_gflops")):
+        return entry["fp32_gflops"], text("measured", ref=f"benchmarks.gpu.{bkey}.fp32_gflops"), True
+    for key in ("fp16_gflops", "fp32_gflops", "peak_fp32_gflops"):
+        if _num(d.get(key)):
+            return d[key], text("spec", ref=f"devices[{pos}].details.{key}"), False
+    return None, None, False
+
+
+def _device_memory(rd: JSON, dev: JSON, pos: int, shared: bool, igpu_rule: Any, label: str,
+                   notes: list[Any], text: Text) -> tuple[Any, ...]:
+    """(total bytes, budget bytes, source text) of the memory a device's model lives in: its
+    own less the runtime's overhead, the shared rule of an integrated GPU, or what is free."""
+    d = dev.get("details") or {}
+    mem = _num(d.get("memory_bytes"))
+    budget = int(mem * (1 - DEVICE_OVERHEAD)) if mem else None
+    mem_src = text("mem_device", ref=f"devices[{pos}].details.memory_bytes",
+                pct=int(DEVICE_OVERHEAD * 100)) if mem else None
+    if igpu_rule is not None and not (mem and d.get("memory_source") != "amdgpu"):
+        # (a memory figure other than amdgpu's carve-out is the whole unified memory, as
+        # on a Jetson or an MI300A: the shared rule below)
+        mem, budget, mem_src = _igpu_memory(rd, dev, pos, igpu_rule, notes, label, text)
+        notes.append(text("note_shared", label=label))
+    elif shared:
+        avail = _num((rd.get("memory") or {}).get("available_bytes"))
+        if avail and budget and avail < budget:
+            budget = int(avail)
+            mem_src = text("mem_shared")
+        wired = _num(d.get("gpu_memory_limit_bytes"))     # macOS's limit on GPU-wired memory
+        if wired and budget and wired < budget:
+            budget = int(wired)
+            mem_src = text("mem_igpu_os_limit", ref=f"devices[{pos}].details.gpu_memory_limit_bytes")
+        notes.append(text("note_shared", label=label))
+    return mem, budget, mem_src
+
+
+def _device_entries(rd: JSON, notes: list[Any], lang: str = "en") -> list[JSON]:
+    T = _texts(lang)
     entries = []
-    groups: dict = {}
-    ordinal_by_vendor: dict = {}
+    groups: dict[tuple[Any, ...], JSON] = {}
+    ordinal_by_vendor: dict[str, int] = {}
     for pos, dev in enumerate(rd.get("devices") or []):
         if not isinstance(dev, dict):
             continue
         d = dev.get("details") or {}
-        mem = _num(d.get("memory_bytes"))
         label = rules.device_label(dev)
-        if dev.get("kind") == "npu":
-            notes.append(T("note_npu", label=label))
-            continue
-        if "nvswitch" in (dev.get("name") or "").lower():
-            continue                                    # a switch chip, not a compute device
-        readiness = dev.get("readiness") or "unknown"
-        if readiness not in ("ready", "unknown", "runtime-missing", "driver-missing") or (
-                readiness == "driver-missing" and dev.get("kind") != "gpu"):
-            notes.append(T("note_unusable", label=label, readiness=readiness))
+        shared = bool(dev.get("integrated")) or rules.device_form(dev) == "integrated"
+        igpu_rule = integrated_rule(dev) if shared and dev.get("kind") != "npu" else None
+        skip, note = _skip_note(dev, d, label, shared, igpu_rule, T)
+        if note:
+            notes.append(note)
+        if skip:
             continue
         # its driver is bound and its nodes are there, only a compute runtime is missing (ROCm,
         # CUDA user space, a vendor SDK), or its driver is not installed yet (the card is often
         # why the machine was bought): what it can run once that is done is estimated, and the
         # entry says so
-        needs_runtime = readiness == "runtime-missing"
-        needs_driver = readiness == "driver-missing"
-        shared = bool(dev.get("integrated")) or rules.device_form(dev) == "integrated"
-        if dev.get("kind") == "gpu" and shared and "specification" in d \
-                and d["specification"] is None and not _num(d.get("memory_bandwidth_gbps")):
-            # an integrated GPU no specification row knows (an id newer or older than the
-            # tables): whether it clears the device floor is unknown, so no LLM line of its own
-            notes.append(T("note_igpu_unknown", label=label))
-            continue
-        if dev.get("kind") == "gpu" and _below_floor(dev, shared):
-            notes.append(T("note_below_floor", label=label,
-                           gflops=f"{device_floor().get('fp32_gflops', 0):g}",
-                           gib=_gib(device_floor().get("memory_bytes") or 0)))
-            continue
-        igpu_rule = integrated_rule(dev) if shared else None
-        if shared and not (dev.get("kind") == "gpu" and dev.get("vendor") == "nvidia" and mem) \
-                and igpu_rule is None:
-            if dev.get("kind") == "gpu":
-                notes.append(T("note_igpu", label=label))
-            continue
-        if not (dev.get("kind") == "gpu" or (mem and mem >= 2**30)):
-            continue
+        needs_runtime = dev.get("readiness") == "runtime-missing"
+        needs_driver = dev.get("readiness") == "driver-missing"
         vendor = dev.get("vendor") or "?"
         ordinal = ordinal_by_vendor.get(vendor, 0)
         ordinal_by_vendor[vendor] = ordinal + 1
         index = _gpu_index(dev, ordinal)
-        bkey, entry = benchmarks.gpu_figures(rd, dev, index)
-        bw, bw_src, bw_kind = None, None, None
-        measured = benchmarks.memory_bandwidth(rd, dev, index)
-        if measured:
-            bw, bw_kind = measured["median_gbps"], "measured"
-            bw_src = _measured_source(measured, T)
-            if (measured.get("rel_spread") or 0) > NOISY_SPREAD:
-                notes.append(T("note_noisy", label=label, pct=int(measured["rel_spread"] * 100)))
-        elif _num(entry.get("memory_peak_gbps")):
-            bw, bw_kind = entry["memory_peak_gbps"], "specification"
-            bw_src = T("spec_nvml", ref=f"benchmarks.gpu.{bkey}.memory_peak_gbps")
-        elif _num(d.get("memory_bandwidth_gbps")):
-            bw, bw_kind = d["memory_bandwidth_gbps"], "specification"
-            how = d.get("memory_bandwidth_source")
-            ref = f"devices[{pos}].details.memory_bandwidth_gbps"
-            bw_src = T("spec", ref=f"{ref}, {how}" if how and how != "specification" else ref)
-        elif igpu_rule is not None and (sysmem := benchmarks.memory_bandwidth(rd)):
-            # an iGPU reads the system memory: the CPU's triad on it is a measurement of that
-            # memory (by the CPU cores, which on an APU often pull less than its GPU)
-            bw, bw_kind = sysmem["median_gbps"], "measured"
-            bw_src = T("bw_igpu_cpu", src=_measured_source(sysmem, T))
-            if (sysmem.get("rel_spread") or 0) > NOISY_SPREAD:
-                notes.append(T("note_noisy", label=label, pct=int(sysmem["rel_spread"] * 100)))
-        flops, fl_src, fl_measured_fp32 = None, None, False
-        if _num(entry.get("fp32_gflops")):
-            flops, fl_measured_fp32 = entry["fp32_gflops"], True
-            fl_src = T("measured", ref=f"benchmarks.gpu.{bkey}.fp32_gflops")
-        else:
-            for key in ("fp16_gflops", "fp32_gflops", "peak_fp32_gflops"):
-                if _num(d.get(key)):
-                    flops, fl_src = d[key], T("spec", ref=f"devices[{pos}].details.{key}")
-                    break
-        budget = int(mem * (1 - DEVICE_OVERHEAD)) if mem else None
-        mem_src = T("mem_device", ref=f"devices[{pos}].details.memory_bytes",
-                    pct=int(DEVICE_OVERHEAD * 100)) if mem else None
-        if igpu_rule is not None and not (mem and d.get("memory_source") != "amdgpu"):
-            # (a memory figure other than amdgpu's carve-out is the whole unified memory, as
-            # on a Jetson or an MI300A: the shared rule below)
-            mem, budget, mem_src = _igpu_memory(rd, dev, pos, igpu_rule, notes, label, T)
-            notes.append(T("note_shared", label=label))
-        elif shared:
-            avail = _num((rd.get("memory") or {}).get("available_bytes"))
-            if avail and budget and avail < budget:
-                budget = int(avail)
-                mem_src = T("mem_shared")
-            notes.append(T("note_shared", label=label))
+        figures = benchmarks.gpu_figures(rd, dev, index)
+        bw, bw_src, bw_kind = _bandwidth(rd, dev, pos, index, figures, igpu_rule, label, notes, T)
+        flops, fl_src, fl_measured_fp32 = _flops(d, pos, figures, T)
+        mem, budget, mem_src = _device_memory(rd, dev, pos, shared, igpu_rule, label, notes, T)
         key = (dev.get("name"), mem, bw_kind, vendor)
         if key in groups:
             g = groups[key]
@@ -463,8 +512,8 @@ def _device_entries(rd: dict, notes: list, lang: str = "en") -> list[dict]:
     return entries
 
 
-def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
-    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+def _cpu_entry(rd: JSON, notes: list[Any], lang: str = "en") -> JSON:
+    T = _texts(lang)
     cpu_b = benchmarks.cpu_figures(rd)
     mem = rd.get("memory") or {}
     avail, total = _num(mem.get("available_bytes")), _num(mem.get("total_bytes"))
@@ -482,7 +531,7 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     else:
         budget, src = None, None
         notes.append(T("note_sysmem_unknown"))
-    if far and budget:
+    if far and budget and src:
         src += T("mem_far_out", gib=_gib(far))
     limit = _num(mem.get("cgroup_limit_bytes"))
     if limit and (budget is None or limit < budget):
@@ -490,6 +539,7 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
         notes.append(T("note_cgroup", gib=_gib(limit)))
     measured = benchmarks.memory_bandwidth(rd)
     spec_bw, spec_note = _cpu_spec_bandwidth(mem, T)
+    bw_src: str | None
     if measured:
         bw = measured["median_gbps"]
         bw_src = _measured_source(measured, T)
@@ -502,8 +552,7 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     else:
         bw, bw_src = None, None
         notes.append(T("note_cpu_bw_unknown"))
-    gemm = cpu_b.get("gemm") if isinstance(cpu_b.get("gemm"), dict) else {}
-    fma = cpu_b.get("fma") if isinstance(cpu_b.get("fma"), dict) else {}
+    gemm, fma = _obj(cpu_b.get("gemm")), _obj(cpu_b.get("fma"))
     flops, fl_src = None, None
     if _num(gemm.get("sgemm_gflops")):
         flops, fl_src = gemm["sgemm_gflops"], T("measured", ref="benchmarks.cpu.gemm.sgemm_gflops")
@@ -529,7 +578,7 @@ def _cpu_entry(rd: dict, notes: list, lang: str = "en") -> dict:
     }
 
 
-def _cpu_spec_bandwidth(mem: dict, text) -> tuple[float | None, str | None]:
+def _cpu_spec_bandwidth(mem: JSON, text: Text) -> tuple[float | None, str | None]:
     """(GB/s, source) of the system memory's specification when nothing was measured: the
     peak the memory probe found (SMBIOS speed x populated channels, or the dated table of parts
     whose memory is fixed by the part); for a socketed part known only by its platform (no
@@ -539,7 +588,7 @@ def _cpu_spec_bandwidth(mem: dict, text) -> tuple[float | None, str | None]:
     if peak:
         how = mem.get("bandwidth_spec_source") or "specification"
         return peak, text("spec", ref=f"memory.bandwidth_spec_gbps, {how}")
-    spec = mem.get("bandwidth_spec") if isinstance(mem.get("bandwidth_spec"), dict) else {}
+    spec = _obj(mem.get("bandwidth_spec"))
     if spec.get("fixed") is not False:
         return None, None
     low = _num(spec.get("min_gbps"))
@@ -553,7 +602,7 @@ def _cpu_spec_bandwidth(mem: dict, text) -> tuple[float | None, str | None]:
     return None, None
 
 
-def _measured_source(measured: dict, text) -> str:
+def _measured_source(measured: JSON, text: Text) -> str:
     """"measured (median of repeats, range lo-hi)" for a figure from benchmarks.memory_bandwidth."""
     bw = measured["median_gbps"]
     lo, hi = measured.get("min_gbps") or bw, measured.get("max_gbps") or bw
@@ -563,7 +612,7 @@ def _measured_source(measured: dict, text) -> str:
 NOISY_SPREAD = 0.20     # measured repeats spread wider than this: the figure is flagged
 
 
-def estimates(report, lang: str = "en", context: int | None = None) -> dict:
+def estimates(report: Any, lang: str = "en", context: int | None = None) -> JSON:
     """What this machine can run: LLM inference and fine-tuning memory and speed, per device.
 
     Labelled estimates from the formulas in docs/knowledge.md, citing the figure each one uses
@@ -581,7 +630,7 @@ def estimates(report, lang: str = "en", context: int | None = None) -> dict:
     for e in entries:
         e["runtime"], formats = formats_for(e["class"], e.get("segment"))
         e["llm"] = [llm_row(m, q, bits, e["bandwidth_gbps"], e["flops_gflops"], e["memory_bytes"],
-                            e.get("decode_class", e["class"]), context, e.get("cores"))
+                            str(e.get("decode_class", e["class"])), context, e.get("cores"))
                     for m in catalogue() for q, bits in formats]
         if e["inference_only"]:
             e["finetune"] = []
@@ -646,7 +695,7 @@ def _first_word(text: str) -> str:
 _MEASURED_WORDS = tuple(_first_word(text) for text in ESTIMATE_TEXTS["measured"])
 
 
-def source_kind(src) -> str:
+def source_kind(src: Any) -> str:
     """"measured", "specification" or "unknown" for a source string of :func:`estimates`
     in either language."""
     if not src:
@@ -657,7 +706,7 @@ def source_kind(src) -> str:
 _source_kind = source_kind
 
 
-def _largest(rows: list, min_speed: float | None = None) -> dict | None:
+def _largest(rows: list[Any], min_speed: float | None = None) -> JSON | None:
     """The biggest model (then the best quantisation) that fits (at ``min_speed`` tokens/s
     or faster, when given): a one-line summary."""
     fitting = [r for r in rows if r["fits"] and (min_speed is None or (
@@ -669,16 +718,16 @@ def _largest(rows: list, min_speed: float | None = None) -> dict | None:
             "decode_tokens_per_s": best["decode_tokens_per_s"]}
 
 
-def _summary_line(e: dict, lang: str = "en") -> str:
+def _summary_line(e: JSON, lang: str = "en") -> str:
     """"NVIDIA H100 80GB HBM3 (index 0): 71.7 GiB for weights; largest LLM that fits: 70B
     Q8_0, ~25 tokens/s decode (specification bandwidth); fine-tuning fits: full 3B, ..."."""
-    T = lambda key, **f: _t(key, lang, **f)  # noqa: E731
+    T = _texts(lang)
     parts = [T("sum_device", device=e["device"])]
     if e.get("needs_runtime"):
         parts.append(T("sum_needs_runtime"))
     if e.get("needs_driver"):
         parts.append(T("sum_needs_driver"))
-    package = e.get("package") if isinstance(e.get("package"), dict) else {}
+    package = _obj(e.get("package"))
     if package.get("devices") and not e.get("aggregate"):
         parts.append(T("sum_package", n=package["devices"], package=package.get("name") or "?"))
     if e["memory_bytes"]:

@@ -8,10 +8,12 @@ another machine or by another version), ignoring keys it does not know.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from accelgui import SCHEMA_VERSION, __version__
 from accelgui.bounds import bound_report
-from accelgui.record import Record, factory, iso_now
+from accelgui.record import Record, field, iso_now
 
 PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
@@ -22,7 +24,10 @@ class ReportError(ValueError):
     """A report file that cannot be read as a report."""
 
 
-def _from(cls, data):
+_R = TypeVar("_R", bound=Record)
+
+
+def _from(cls: type[_R], data: object) -> _R:
     """Build record ``cls`` from a dict, ignoring unknown keys and keeping defaults."""
     if data is None:
         return cls()
@@ -39,11 +44,11 @@ class Platform(Record):
     hostname: str | None = None
     virtualization: str | None = None
     container: str | None = None
-    cloud: dict | None = None
-    dmi: dict = factory(dict)
+    cloud: dict[str, Any] | None = None
+    dmi: dict[str, Any] = field(default_factory=dict)
     secure_boot: bool | None = None
-    out_of_tree_modules: list = factory(list)     # [{name, path}]: DKMS and other modules
-    device_tree: dict | None = None                # {model, compatible}: booted from a device tree
+    out_of_tree_modules: list[Any] = field(default_factory=list)     # [{name, path}]: DKMS and other modules
+    device_tree: dict[str, Any] | None = None                # {model, compatible}: booted from a device tree
 
 
 class Cpu(Record):
@@ -59,13 +64,13 @@ class Cpu(Record):
     cores_per_socket: int | None = None
     sockets: int | None = None
     numa_nodes: int | None = None
-    flags: list = factory(list)
-    features: list = factory(list)
-    caches: dict = factory(dict)
+    flags: list[str] = field(default_factory=list)
+    features: list[str] = field(default_factory=list)
+    caches: dict[str, Any] = field(default_factory=dict)
     max_mhz: float | None = None
     min_mhz: float | None = None
     hypervisor_vendor: str | None = None
-    core_types: list | None = None      # CPUs of several types: [{model_name, cpus, cores, cores_per_socket}]
+    core_types: list[Any] | None = None      # CPUs of several types: [{model_name, cpus, cores, cores_per_socket}]
 
 
 class Memory(Record):
@@ -74,11 +79,11 @@ class Memory(Record):
     numa_nodes: int | None = None
     bandwidth_spec_gbps: float | None = None      # the memory's peak (SMBIOS or the part's table)
     bandwidth_spec_source: str | None = None
-    bandwidth_spec: dict | None = None
+    bandwidth_spec: dict[str, Any] | None = None
     cgroup_limit_bytes: int | None = None
     cgroup_cpu_limit: float | None = None
     numa_memory_only_bytes: int | None = None     # on NUMA nodes without CPUs (HBM, CXL)
-    numa_memory_only_nodes: list | None = None
+    numa_memory_only_nodes: list[Any] | None = None
 
 
 class Device(Record):
@@ -94,22 +99,22 @@ class Device(Record):
     readiness: str = "unknown"
     readiness_reason: str | None = None
     fix: str | None = None
-    details: dict = factory(dict)
+    details: dict[str, Any] = field(default_factory=dict)
     readiness_reason_zh: str | None = None  # the same two in Simplified Chinese (older reports)
     fix_zh: str | None = None
     family: str | None = None           # device-family id (probes/data/families/<id>.json)
-    ladder: list = factory(list)        # [{step, ok, detail, detail_msg}] present..runtime
-    readiness_reason_msg: dict | None = None    # readiness_reason / fix as l10n messages
-    fix_msg: dict | None = None
+    ladder: list[Any] = field(default_factory=list)        # [{step, ok, detail, detail_msg}] present..runtime
+    readiness_reason_msg: dict[str, Any] | None = None    # readiness_reason / fix as l10n messages
+    fix_msg: dict[str, Any] | None = None
 
 
 class Software(Record):
-    packages: dict = factory(dict)
-    toolkits: dict = factory(dict)
-    providers: list = factory(list)
-    compilers: dict = factory(dict)
+    packages: dict[str, Any] = field(default_factory=dict)
+    toolkits: dict[str, Any] = field(default_factory=dict)
+    providers: list[str] = field(default_factory=list)
+    compilers: dict[str, Any] = field(default_factory=dict)
     packages_known: bool = True     # False for a recorded tree: its Python packages are unknown
-    environments: list = factory(list)  # the user's Python environments (probes/software.py)
+    environments: list[Any] = field(default_factory=list)  # the user's Python environments (probes/software.py)
 
 
 class ProbeResult(Record):
@@ -117,39 +122,40 @@ class ProbeResult(Record):
     status: str = "ok"          # one of PROBE_STATUSES; "partial": ok, but see warnings
     elapsed_ms: float | None = None
     error: str | None = None
-    warnings: list = factory(list)  # inputs it could not use: {path, reason, reason_msg}
+    warnings: list[Any] = field(default_factory=list)  # inputs it could not use: {path, reason, reason_msg}
 
 
 class RouteAssessment(Record):
     id: str = ""
     status: str = "unavailable"
-    reasons: list = factory(list)
-    next_steps: list = factory(list)
-    blocking: list = factory(list)
+    reasons: list[str] = field(default_factory=list)
+    next_steps: list[Any] = field(default_factory=list)
+    blocking: list[Any] = field(default_factory=list)
     title: str | None = None
     # issue 14 (advisor): the verdict in words, what is not confirmed, what to do first
     verdict: str | None = None          # ready | needs-setup | remote | unavailable
     qualifier: str | None = None        # "not confirmed: <fact>"
-    qualifier_msg: dict | None = None
-    unconfirmed: list = factory(list)
-    reasons_msg: list = factory(list)
+    qualifier_msg: dict[str, Any] | None = None
+    unconfirmed: list[str] = field(default_factory=list)
+    reasons_msg: list[Any] = field(default_factory=list)
     fix: str | None = None
-    fix_msg: dict | None = None
-    remote_steps: list = factory(list)  # [{"step", "requirement", "fallback"}]
-    tracks: dict = factory(dict)        # {step id: [vendor track ids matching this machine]}
+    fix_msg: dict[str, Any] | None = None
+    remote_steps: list[Any] = field(default_factory=list)  # [{"step", "requirement", "fallback"}]
+    tracks: dict[str, Any] = field(default_factory=dict)        # {step id: [vendor track ids matching this machine]}
     uses_device: bool = False           # a device requirement is met by this machine's hardware
     goal: str | None = None
 
 
-def device_text(dev, field: str, lang: str = "en") -> str | None:
+def device_text(dev: Device | dict[str, Any], name: str, lang: str = "en") -> str | None:
     """A device's ``readiness_reason`` or ``fix`` in ``lang`` ("zh"/"zh_CN" or English),
     falling back to English; ``dev`` is a Device or a device dict."""
     from accelgui import l10n
 
-    return l10n.field_text(dev, field, lang)
+    text = l10n.field_text(dev, name, lang)
+    return text if isinstance(text, str) else None
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """JSON-ready copy: records become dicts; dicts and lists are copied, leaves shared."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
@@ -160,28 +166,31 @@ def _plain(value):
     return value
 
 
-def _fields_of(value):
+def _fields_of(value: object) -> dict[str, Any]:
     if isinstance(value, Record):
         return value.__dict__
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-_FLAT: list = []
+_FLAT: list[Callable[[Any], str]] = []
 
 
-def _flat():
+def _flat() -> Callable[[Any], str]:
     """One-line JSON of a value, by json's C encoder, records encoded as their fields."""
     if not _FLAT:
         from json import encoder
 
-        flat = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), default=_fields_of).encode
+        flat: Callable[[Any], str] = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "),
+                                                      default=_fields_of).encode
         try:        # the C encoder made once, not per call as JSONEncoder.encode does
-            make = encoder.c_make_encoder(None, _fields_of, encoder.encode_basestring, None,
+            make = encoder.c_make_encoder(None,  # type: ignore[attr-defined]  # (not in typeshed) _fields_of, encoder.encode_basestring, None,
                                           ": ", ", ", False, False, True)
             make("", 0)
 
-            def flat(value, _make=make, _join="".join):
+            def flat_c(value: Any, _make: Any = make, _join: Callable[..., str] = "".join) -> str:
                 return _join(_make(value, 0))
+
+            flat = flat_c
         except TypeError:       # no C encoder here, or another signature: json's own path
             pass
         _FLAT.append(flat)
@@ -191,7 +200,7 @@ def _flat():
 _NESTED = (dict, list, tuple, Record)
 
 
-def _indented(value, flat, pad: str, level: int) -> str:
+def _indented(value: Any, flat: Callable[[Any], str], pad: str, level: int) -> str:
     """``value`` as indented JSON, its flat objects and lists (no object or list inside) written
     by ``flat`` on one line each: the Python work is per nested container, not per value as with
     json's own ``indent``, which runs its pure-Python encoder over all of a 100 KB report."""
@@ -222,23 +231,25 @@ def _now() -> str:
 class Report(Record):
     schema_version: str = SCHEMA_VERSION
     accelgui_version: str = __version__
-    created: str = factory(_now)
+    created: str = field(default_factory=_now)
     sysroot: str = "/"
-    platform: Platform = factory(Platform)
-    cpu: Cpu = factory(Cpu)
-    memory: Memory = factory(Memory)
-    devices: list = factory(list)       # list[Device]
-    software: Software = factory(Software)
-    benchmarks: dict | None = None
-    routes: list = factory(list)        # list[RouteAssessment]
-    estimates: dict | None = None
-    advice: dict | None = None          # {goal, goal_source, start_here}: accelgui.export.advice
-    probes: list = factory(list)        # list[ProbeResult]
+    platform: Platform = field(default_factory=Platform)
+    cpu: Cpu = field(default_factory=Cpu)
+    memory: Memory = field(default_factory=Memory)
+    devices: list[Device] = field(default_factory=list)
+    software: Software = field(default_factory=Software)
+    benchmarks: dict[str, Any] | None = None     # upgraded and checked (accelgui.benchmarks)
+    routes: list[RouteAssessment] = field(default_factory=list)
+    estimates: dict[str, Any] | None = None
+    advice: dict[str, Any] | None = None          # {goal, goal_source, start_here}: accelgui.export.advice
+    probes: list[ProbeResult] = field(default_factory=list)
     redacted: bool = False              # --redact: identifying values removed (accelgui.redact)
-    redacted_fields: list = factory(list)   # where values were removed ("platform.hostname")
+    redacted_fields: list[str] = field(default_factory=list)   # where values were removed ("platform.hostname")
 
-    def to_dict(self) -> dict:
-        return _plain(self)
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's JSON object of the report (docs/report-contract.md)."""
+        out: dict[str, Any] = _plain(self)
+        return out
 
     def to_json(self, indent: int | None = 2) -> str:
         """The report as JSON text: ``indent`` spaces per level for objects and lists that hold
@@ -249,7 +260,7 @@ class Report(Record):
         return _indented(self, _flat(), " " * indent, 0)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Report":
+    def from_dict(cls, data: dict[str, Any]) -> Report:
         """The Report of a saved report object: unknown keys dropped, missing ones defaulted,
         and every string and list cut to the lengths of ``accelgui.bounds`` (names 256
         characters, free text 4 KiB, devices/routes/probes 4096 entries, other lists 10,000;
@@ -288,7 +299,7 @@ class Report(Record):
             raise ReportError(f"malformed report: {exc}") from exc
 
 
-def _advice(data) -> dict | None:
+def _advice(data: object) -> dict[str, Any] | None:
     """The report's ``advice`` object (None when absent: an older report, or ``--no-advice``);
     its ``start_here`` keeps only the entries that are objects."""
     if data is None:
@@ -309,7 +320,7 @@ class _RejectedError(ValueError):
     pass
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> None:
     raise _RejectedError(f"{name} is not a number JSON allows")
 
 
@@ -328,13 +339,13 @@ def _parse_float(text: str) -> float:
     return value
 
 
-def _too_deep(data) -> bool:
+def _too_deep(data: object) -> bool:
     from accelgui.data import nested_deeper_than
 
-    return nested_deeper_than(data, MAX_DEPTH)
+    return bool(nested_deeper_than(data, MAX_DEPTH))
 
 
-def _check_version(data) -> None:
+def _check_version(data: object) -> None:
     if not isinstance(data, dict):
         raise ReportError("a report is a JSON object")
     version = str(data.get("schema_version", ""))
@@ -344,7 +355,7 @@ def _check_version(data) -> None:
             f"(this accelgui reads {SCHEMA_VERSION.split('.')[0]}.x)")
 
 
-def _with_defaults(data: dict) -> dict:
+def _with_defaults(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` with the fields an older 1.x report may lack filled in as from_dict fills
     them (so the schema judges the fields that are there, not the ones added since)."""
     out = dict(data)
@@ -363,7 +374,7 @@ def _with_defaults(data: dict) -> dict:
     return out
 
 
-def check_report(data) -> None:
+def check_report(data: object) -> None:
     """Raise ReportError naming the field when ``data`` is not a report of the shipped schema
     (accelgui.validation: the most telling problem)."""
     from accelgui import validation
@@ -412,7 +423,7 @@ def load_report(path: str) -> Report:
         raise ReportError(f"{path}: {exc}") from exc
 
 
-def assemble(sections: dict, probes: list[ProbeResult], sysroot: str = "/") -> Report:
+def assemble(sections: dict[str, Any], probes: list[ProbeResult], sysroot: str = "/") -> Report:
     """Build a Report from the merged probe sections (see accelgui.probes.finalize)."""
     return Report(
         sysroot=sysroot,
@@ -425,14 +436,15 @@ def assemble(sections: dict, probes: list[ProbeResult], sysroot: str = "/") -> R
     )
 
 
-def schema() -> dict:
+def schema() -> dict[str, Any]:
     """The shipped JSON Schema of the report."""
     from accelgui.data import read_bytes
 
-    return json.loads(read_bytes("accelgui", "report.schema.json"))
+    out: dict[str, Any] = json.loads(read_bytes("accelgui", "report.schema.json"))
+    return out
 
 
-def validate(data: dict) -> None:
+def validate(data: dict[str, Any]) -> None:
     """Raise ReportError naming every field (up to five) where a report dict is off the shipped
     schema (accelgui.validation; tests and --compare)."""
     from accelgui import validation

@@ -1178,9 +1178,11 @@ OPERATORS = tuple(_OPS)
 
 def _eval(rule: dict, report: dict, lang: str):
     """Evaluate a rule that fits the schema (checked by :func:`validate`, or when its route
-    file was loaded)."""
-    if "metric" in rule:
+    file was loaded); one that is not even shaped like a rule raises KnowledgeRuleError."""
+    if isinstance(rule, dict) and "metric" in rule and "min" in rule:
         return _o_metric(rule["metric"], report, lang, rule["min"])
+    if not isinstance(rule, dict) or len(rule) != 1 or next(iter(rule)) not in _OPS:
+        raise KnowledgeRuleError(f"not a rule: {rule!r:.80}")
     ((op, arg),) = rule.items()
     return _OPS[op][0](arg, report, lang)
 
@@ -1225,7 +1227,12 @@ def evaluate(rule, report, lang: str = "en", *, checked: bool = False) -> tuple[
     is not checked again, and jsonschema is not imported."""
     if not checked:
         validate(rule)
-    value, facts = _eval(rule, as_dict(report), lang)
+    try:
+        value, facts = _eval(rule, as_dict(report), lang)
+    except (KnowledgeRuleError, TypeError, AttributeError, KeyError, ValueError):
+        if checked:         # a rule said to be checked that was not: name what is wrong with it
+            validate(rule)
+        raise
     return value, list(facts)
 
 

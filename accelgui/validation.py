@@ -15,7 +15,7 @@ sources (``steps[2].title.zh``), the message in plain words (``missing``, ``unkn
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 #: how a JSON type is named in a message
@@ -33,7 +33,7 @@ def describe(value: object) -> str:
     if isinstance(value, (int, float)):
         return "a number" if value == value and value not in (float("inf"), float("-inf")) \
             else "a non-finite number"
-    words = {dict: "an object", list: "a list", str: "a string"}
+    words: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
     return words.get(type(value), type(value).__name__)
 
 
@@ -58,7 +58,7 @@ def _validator(package: str, relpath: str, definition: str | None) -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
-def validator_for(schema: dict) -> Any:
+def validator_for(schema: dict[str, Any]) -> Any:
     """A validator of a schema built in code (the rules registry's); not cached."""
     import jsonschema
 
@@ -122,7 +122,7 @@ def _explain(error: Any, root: str, unknown: str) -> Iterator[tuple[str, str]]:
             if key not in known and not any(re.search(p, key) for p in patterns):
                 yield _join(where, key), unknown
     elif kind == "uniqueItems" and isinstance(got, list):
-        seen: list = []
+        seen: list[Any] = []
         for i, item in enumerate(got):
             if item in seen:
                 yield f"{where}[{i}]", f"{item!r} is listed twice"
@@ -152,7 +152,7 @@ def _message(kind: str, want: Any, got: Any, fallback: str) -> str:
         return f"must match {want} (got {got!r})"
     if kind == "minLength":
         return "must be a non-empty string" if want == 1 else f"needs at least {want} characters"
-    texts = {
+    texts: dict[str, Callable[[], str]] = {
         "minItems": lambda: f"needs at least {_plural(want, 'item')}, has {len(got)}",
         "maxItems": lambda: f"allows at most {_plural(want, 'item')}, has {len(got)}",
         "minProperties": lambda: f"needs at least {_plural(want, 'field')}",

@@ -23,7 +23,7 @@ import functools
 import json
 import os
 from accelgui import data as data_files
-from accelgui.record import Record, factory
+from accelgui.record import Record, field
 
 __all__ = [
     "EXPECTED_ROUTE_IDS", "ENV_VAR", "KnowledgeBase", "load_knowledge", "clear_cache", "tr",
@@ -48,11 +48,11 @@ GOALS = ("train", "serve-llm", "inference", "edge", "hardware-design", "hpc", "b
 class KnowledgeBase(Record):
     """Loaded knowledge. Treat the dicts as read-only: the object is cached and shared."""
 
-    routes: dict = factory(dict)      # id -> route dict, ordered by "order"
-    steps: dict = factory(dict)       # step id -> step dict + {"route": id}
-    errors: list = factory(list)      # "file: field: message"
-    facts: dict = factory(dict)       # facts.json tables
-    origins: dict = factory(dict)     # route id -> "shipped" or override file path
+    routes: dict = field(default_factory=dict)      # id -> route dict, ordered by "order"
+    steps: dict = field(default_factory=dict)       # step id -> step dict + {"route": id}
+    errors: list = field(default_factory=list)      # "file: field: message"
+    facts: dict = field(default_factory=dict)       # facts.json tables
+    origins: dict = field(default_factory=dict)     # route id -> "shipped" or override file path
 
     def route(self, route_id: str) -> dict | None:
         return self.routes.get(route_id)
