@@ -33,21 +33,23 @@ _WMIC_LINE = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 
 
 def _blocks(text: str, line_re: re.Pattern, continued: bool) -> list[dict]:
-    """Blank-line separated blocks of ``name <sep> value`` lines; with ``continued``, an
-    indented line that is no property continues the value before it."""
+    """Blocks of ``name <sep> value`` lines, a new one where a name comes again; with
+    ``continued`` (Format-List) a blank line ends a block too and an indented line that is
+    no property continues the value before it. (wmic ends its lines with CR CR LF, read as
+    a blank line after each: there only a repeated name starts the next object.)"""
     out: list[dict] = []
     current: dict = {}
     last = None
     for line in text.split("\n"):
         if not line.strip():
-            if current:
+            if current and continued:
                 out.append(current)
                 current, last = {}, None
             continue
         m = line_re.match(line) if not (continued and line[:1].isspace() and last) else None
         if m:
             last = m.group(1)
-            if last in current:             # a second object with no blank line between
+            if last in current:             # the next object
                 out.append(current)
                 current = {}
             current[last] = m.group(2).strip()
