@@ -1,11 +1,13 @@
 """On-chip accelerators of Arm boards, found through the device tree and platform devices.
 
 ``proc/device-tree/compatible`` (NUL-separated, most specific first) names the board and
-the SoC. Rockchip NPUs appear as platform devices ``<address>.npu`` (``fdab0000.npu`` on
-the RK3588) with a devfreq entry of the same name, bound to the vendor ``RKNPU`` driver
-(a DRM device, usually ``renderD129``) or to the mainline ``rocket`` accel driver. NVIDIA
-Jetson GPUs are platform devices ``17000000.gpu`` / ``17000000.ga10b`` (Orin),
-``17000000.gv11b`` (Xavier), ``57000000.gpu`` (Nano), driven by nvgpu (``gk20a``).
+the SoC. Which SoCs have which accelerator, and how its platform devices are named, is data
+(``data/socs.json``): Rockchip NPUs appear as platform devices ``<address>.npu``
+(``fdab0000.npu`` on the RK3588) with a devfreq entry of the same name, bound to the vendor
+``RKNPU`` driver or to the mainline ``rocket`` accel driver; NVIDIA Jetson GPUs are platform
+devices ``17000000.gpu`` / ``17000000.ga10b`` (Orin), ``17000000.gv11b`` (Xavier),
+``57000000.gpu`` (Nano), driven by nvgpu; a Qualcomm Hexagon CDSP is a remote processor with
+``/dev/fastrpc-cdsp*`` nodes. This module interprets those entries.
 
 Other SoC GPUs are DRM render nodes of a platform device: ``sys/class/drm/renderDN/device``
 is the device-tree node's platform device, and its ``of_node/compatible`` (``apple,agx-t8103``
@@ -22,9 +24,13 @@ import re
 
 from accelgui.probes.context import ProbeContext
 
-_NPU_NODE = r"^[0-9a-f]+\.npu$"
-_TEGRA_GPU_NODE = r"^([0-9a-f]+\.(gpu|ga10b|gv11b|gp10b|gm20b|gb10b|gb20b)|gpu\.0)$"
-_DLA_NODE = r"^[0-9a-f]+\.nvdla\d$"
+
+
+def soc_table() -> dict:
+    """The SoC accelerator signatures (data/socs.json and the sites', ACCELGUI_DATA_DIRS)."""
+    from accelgui.probes import datafiles
+
+    return datafiles.load("socs.json")
 
 
 def _strings(ctx: ProbeContext, *paths: str) -> list[str]:
@@ -95,65 +101,68 @@ def _nodes(ctx: ProbeContext, driver: str | None, exact: list[str]) -> dict:
     return out
 
 
-def _rockchip(ctx, compat, table, platform, devfreq) -> dict | None:
-    soc = next((c for c in compat if c in table), None)
-    npus = sorted({n for n in platform + devfreq if re.match(_NPU_NODE, n)})
-    if soc is None and not (npus and any(c.startswith("rockchip,") for c in compat)):
+def _detail(ctx: ProbeContext, item: dict, facts: dict, found: dict) -> dict:
+    """The details one ``details`` item of socs.json gives (see its note)."""
+    source, key = item.get("from"), item["key"]
+    if source == "model":
+        return {key: found["model"]}
+    if source == "node_count":
+        count = len(found["nodes"])
+        return {key: count if count > 1 else facts.get(item.get("fact", key))}
+    if source == "platform_count":
+        count = sum(1 for n in found["platform"] if re.match(item["pattern"], n))
+        return {key: count} if count else {}
+    if source == "shared_memory":
+        return _memory(ctx)
+    if source == "compute_capability":
+        cc = facts.get("compute_capability")
+        return {"compute_capability_str": cc, "compute_capability": float(cc),
+                "compute_capability_source": "table"} if cc else {}
+    if "value" in item:
+        return {key: item["value"]}
+    return {key: facts.get(item["fact"])}
+
+
+def _platform_device(ctx: ProbeContext, spec: dict, found: dict) -> dict | None:
+    """The accelerator of a ``platform_devices`` entry, or None when this machine has none."""
+    from accelgui.probes import ids
+
+    compat = found["compat"]
+    socs = spec.get("socs") or {}
+    soc = next((c for c in compat if c in socs), None)
+    last = spec.get("sort_last")
+    nodes = sorted({n for n in found["platform"] + found["devfreq"] if re.match(spec["node_pattern"], n)},
+                   key=lambda n: (bool(last) and n.startswith(last), n))
+    prefix = spec.get("vendor_compatible")
+    if soc is None and not (prefix and nodes and any(c.startswith(prefix) for c in compat)):
         return None
-    facts = table.get(soc or "", {})
-    driver = _driver(ctx, npus)
-    details = {"soc": (soc or "").split(",", 1)[-1] or None, "cores": len(npus) if len(npus) > 1
-               else facts.get("cores"), "tops_int8_spec": facts.get("tops_int8")}
-    details.update(_devfreq(ctx, npus))
-    name = facts.get("name") or "NPU"
-    return {"kind": "npu", "vendor": "rockchip", "name": f"Rockchip {name}",
-            "address": npus[0] if npus else None, "driver": driver, "family": "rockchip-npu",
-            "platform_nodes": npus, "nodes": _nodes(ctx, driver, _child_nodes(ctx, npus)),
+    facts = socs.get(soc or "", {})
+    driver = _driver(ctx, nodes)
+    details = {"soc": (soc or "").split(",", 1)[-1] or None}
+    for item in spec.get("details") or ():
+        details.update(_detail(ctx, item, facts, dict(found, nodes=nodes)))
+    details.update(_devfreq(ctx, nodes))
+    vendor = spec["vendor"]
+    name = " ".join(filter(None, (ids.vendor_name(vendor), facts.get("name") or spec.get("default_name"))))
+    return {"kind": spec["kind"], "vendor": vendor, "name": name,
+            "address": nodes[0] if nodes else None, "driver": driver, "family": spec["family"],
+            "platform_nodes": nodes, "nodes": _nodes(ctx, driver, _child_nodes(ctx, nodes)),
             "details": {k: v for k, v in details.items() if v is not None}}
 
 
-def _tegra(ctx, compat, table, platform, devfreq, model) -> dict | None:
-    soc = next((c for c in compat if c in table), None)
-    if soc is None:
+def _remoteproc_device(ctx: ProbeContext, spec: dict, compat: list[str]) -> dict | None:
+    """The DSP of a ``remoteprocs`` entry: its remote processor and device nodes, or None."""
+    if not any(c.startswith(spec["vendor_compatible"]) for c in compat):
         return None
-    facts = table[soc]
-    gpus = sorted({n for n in platform + devfreq if re.match(_TEGRA_GPU_NODE, n)},
-                  key=lambda n: (n.startswith("gpu."), n))
-    driver = _driver(ctx, gpus)
-    details = {"soc": soc.split(",", 1)[1], "board": model, "generation": facts.get("generation"),
-               "memory_shared": True}
-    if facts.get("compute_capability"):
-        details["compute_capability_str"] = facts["compute_capability"]
-        details["compute_capability"] = float(facts["compute_capability"])
-        details["compute_capability_source"] = "table"
-    meminfo = ctx.read_text("proc/meminfo") or ""
-    m = re.search(r"^MemTotal:\s+(\d+)\s+kB", meminfo, re.M)
-    if m:
-        details["memory_bytes"] = int(m.group(1)) * 1024
-        details["memory_source"] = "system memory (shared with the CPU)"
-    dla = [n for n in platform if re.match(_DLA_NODE, n)]
-    if dla:
-        details["dla_cores"] = len(dla)
-    details.update(_devfreq(ctx, gpus))
-    exact = _child_nodes(ctx, gpus)
-    return {"kind": "gpu", "vendor": "nvidia", "name": f"NVIDIA {facts['name']}",
-            "address": gpus[0] if gpus else None, "driver": driver, "family": "jetson-gpu",
-            "platform_nodes": gpus, "nodes": _nodes(ctx, driver, exact),
-            "details": {k: v for k, v in details.items() if v is not None}}
-
-
-def _qualcomm_dsp(ctx, compat) -> dict | None:
-    if not any(c.startswith("qcom,") for c in compat):
-        return None
-    nodes = ctx.glob("dev/fastrpc-cdsp*")
+    nodes = ctx.glob(spec["nodes"])
     procs = [n for n in ctx.listdir("sys/class/remoteproc")
-             if "cdsp" in (ctx.read_line(f"sys/class/remoteproc/{n}/name") or "")]
+             if spec["remoteproc_name"] in (ctx.read_line(f"sys/class/remoteproc/{n}/name") or "")]
     if not nodes and not procs:
         return None
-    return {"kind": "dsp", "vendor": "qualcomm", "name": "Qualcomm Hexagon DSP (CDSP)",
-            "address": procs[0] if procs else "cdsp", "driver": "fastrpc" if nodes else None,
-            "family": "qualcomm-dsp", "platform_nodes": procs,
-            "nodes": {"expected": ["/dev/fastrpc-cdsp"], "found": ["/" + n for n in nodes],
+    return {"kind": spec["kind"], "vendor": spec["vendor"], "name": spec["name"],
+            "address": procs[0] if procs else spec["address"], "driver": spec["driver"] if nodes else None,
+            "family": spec["family"], "platform_nodes": procs,
+            "nodes": {"expected": list(spec["expected"]), "found": ["/" + n for n in nodes],
                       "ok": True if nodes else None, "access": None, "group": None},
             "details": {}}
 
@@ -237,8 +246,6 @@ def _dt_gpus(ctx: ProbeContext, compat: list[str], platform: list[str], taken: s
 
 
 def probe(ctx: ProbeContext) -> dict:
-    from accelgui.probes import ids
-
     compat = _strings(ctx, "proc/device-tree/compatible",
                       "sys/firmware/devicetree/base/compatible")
     model = (_strings(ctx, "proc/device-tree/model", "sys/firmware/devicetree/base/model")
@@ -246,15 +253,12 @@ def probe(ctx: ProbeContext) -> dict:
     if not compat:
         return {"_status": "absent", "_reason": "no device tree (not an Arm/RISC-V board)",
                 "soc_devices": []}
-    tables = ids.curated()
+    table = soc_table()
     platform = _platform_names(ctx)
-    devfreq = ctx.listdir("sys/class/devfreq")
-    found = []
-    for dev in (_rockchip(ctx, compat, tables.get("rockchip_npu", {}), platform, devfreq),
-                _tegra(ctx, compat, tables.get("nvidia_tegra", {}), platform, devfreq, model),
-                _qualcomm_dsp(ctx, compat)):
-        if dev:
-            found.append(dev)
+    seen = {"compat": compat, "model": model, "platform": platform,
+            "devfreq": ctx.listdir("sys/class/devfreq")}
+    found = [dev for dev in [_platform_device(ctx, spec, seen) for spec in table.get("platform_devices") or ()]
+             + [_remoteproc_device(ctx, spec, compat) for spec in table.get("remoteprocs") or ()] if dev]
     taken = {n for d in found for n in [d.get("address"), *(d.get("platform_nodes") or ())] if n}
     found.extend(_dt_gpus(ctx, compat, platform, taken))
     return {"soc": {"compatible": compat, "model": model}, "soc_devices": found}
