@@ -2,12 +2,18 @@
 
 One small JSON file shared by the CLI (``accelgui --done STEP`` / ``--undo STEP``) and the app::
 
-    <data dir>/progress.json   {"version": 1, "done": {"gpu.setup-check": "2026-11-29T10:00:00+00:00"},
+    <data dir>/progress.json   {"version": 2, "done": {"gpu.setup-check": "2026-11-29T10:00:00+00:00"},
                                 "goal": "serve-llm",            # advisor.GOALS id, optional
-                                "verified": {"cpu.numba-jit": {"date": ..., "excerpt": ...}}}
+                                "verified": {"cpu.numba-jit": {"proves": "work", "date": ...,
+                                                               "figures": ..., "targets": ...}}}
 
-``done`` holds the ticked steps, ``verified`` the evidence of the steps whose machine check
-passed (``accelgui --verify``; a verified step is done too), ``goal`` the learner's goal.
+``done`` holds the steps done (ticked by hand, or whose own work passed), ``verified`` the
+evidence of ``accelgui --verify``: each says what it ``proves``. ``"environment"`` (a check
+that the tools of the step work here) means "ready to start" and never marks a step done;
+``"work"`` (the learner's exercise or artefact passed: figures, versions, machine key, date)
+marks it done. Version 1 files are read as well: their evidence came from environment checks,
+so it becomes "ready to start" and the tick it added is taken back (:func:`_upgrade`).
+``goal`` is the learner's goal.
 A saved goal ranks the next steps of every later run; every face says so ("Goal: ... (saved;
 --goal none clears it)", ``advice.goal_source`` "saved" in a report), and ``--goal none`` on
 any command that takes ``--goal`` (or the app's "No particular goal") clears it.
@@ -43,12 +49,15 @@ import sys
 
 from accelgui.record import iso_now
 
-__all__ = ["ENV_VAR", "FILE_NAME", "data_dir", "progress_path", "load_done", "load_progress",
-           "mark_done", "unmark", "load_verified", "record_verified", "load_goal", "set_goal"]
+__all__ = ["ENV_VAR", "FILE_NAME", "PROVES", "data_dir", "progress_path", "load_done", "load_progress",
+           "mark_done", "unmark", "load_verified", "record_verified", "step_progress", "load_goal",
+           "set_goal"]
 
 ENV_VAR = "ACCELGUI_DATA_DIR"
 FILE_NAME = "progress.json"
-VERSION = 1
+VERSION = 2
+#: What a step's evidence proves (accelgui.verify.proves): only "work" marks a step done.
+PROVES = ("environment", "work")
 
 
 class _CorruptError(Exception):
@@ -114,12 +123,27 @@ def _parse(raw: bytes) -> dict:
         raise _CorruptError("'done' must map step ids to dates")
     goal = data.get("goal")
     verified = data.get("verified")
-    return {
+    state = {
         "done": {k: (v if isinstance(v, str) else None) for k, v in done.items()},
         "goal": goal if isinstance(goal, str) and goal else None,
-        "verified": {k: v for k, v in verified.items() if isinstance(k, str) and k and isinstance(v, dict)}
+        "verified": {k: dict(v) for k, v in verified.items() if isinstance(k, str) and k and isinstance(v, dict)}
         if isinstance(verified, dict) else {},
     }
+    _upgrade(state)
+    return state
+
+
+def _upgrade(state: dict) -> None:
+    """Evidence written before checks said what they prove (no ``proves``) came from
+    environment checks: it means "ready to start", not "done". Such a check also ticked its
+    step with the evidence's own date; that tick is taken back (a tick by hand, made before,
+    has its own date and stays)."""
+    for step, evidence in state["verified"].items():
+        if evidence.get("proves") in PROVES:
+            continue
+        evidence["proves"] = "environment"
+        if step in state["done"] and state["done"][step] in (None, evidence.get("date")):
+            del state["done"][step]
 
 
 def _empty() -> dict:
@@ -184,8 +208,23 @@ def load_goal() -> str | None:
 
 
 def load_verified() -> dict:
-    """{step id: evidence} of the steps whose check passed (``accelgui --verify``)."""
+    """{step id: evidence} of the steps whose check passed or whose work was graded
+    (``accelgui --verify``); each evidence says what it ``proves``."""
     return _state()["verified"]
+
+
+def step_progress(step: str, done=None, verified=None) -> str | None:
+    """Where the learner stands on ``step``: ``"passed"`` (their own work passed: an exercise
+    or a work check), ``"ticked"`` (marked done by hand), ``"ready"`` (an environment check
+    passed: ready to start) or None. ``done``/``verified`` default to the stored ones."""
+    done = load_progress() if done is None else done
+    verified = load_verified() if verified is None else verified
+    evidence = verified.get(step)
+    if evidence and evidence.get("proves") == "work":
+        return "passed"
+    if step in done:
+        return "ticked"
+    return "ready" if evidence else None
 
 
 def _write(path: str, state: dict) -> None:
@@ -343,11 +382,20 @@ def set_goal(goal: str | None) -> str | None:
 
 
 def record_verified(step: str, evidence: dict) -> None:
-    """Store the evidence that ``step``'s check passed; the step also counts as done."""
+    """Store the evidence of ``step``'s check or graded exercise. Evidence that ``proves``
+    "work" marks the step done too; environment evidence ("ready to start", the default)
+    never does, and never replaces evidence of work."""
     _step_id(step)
+    evidence = dict(evidence)
+    if evidence.get("proves") not in PROVES:
+        evidence["proves"] = "environment"
 
     def change(state):
-        state["done"].setdefault(step, evidence.get("date") or _now())
-        state["verified"][step] = dict(evidence)
+        before = state["verified"].get(step) or {}
+        if evidence["proves"] == "environment" and before.get("proves") == "work":
+            return False
+        if evidence["proves"] == "work":
+            state["done"].setdefault(step, evidence.get("date") or _now())
+        state["verified"][step] = evidence
         return True
     _update(change)

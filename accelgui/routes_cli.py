@@ -48,7 +48,8 @@ def catalogue(lang: str = "en", override_dir: str | None = None, goal: str | Non
     advice (goal and "Start here") is the one shown; else ``goal`` and where it came from."""
     from accelgui.knowledge import load_knowledge
 
-    from accelgui.progress import load_progress, load_verified
+    from accelgui import exercises
+    from accelgui.progress import load_progress, load_verified, step_progress
 
     kb = load_knowledge(override_dir)
     done, verified = load_progress(), load_verified()
@@ -57,9 +58,15 @@ def catalogue(lang: str = "en", override_dir: str | None = None, goal: str | Non
         data = resolve(route, lang)
         data.pop("$schema", None)
         data["source"] = kb.origins.get(rid, "shipped")
-        for step in data.get("steps", []):  # verified (a check passed) vs ticked by hand
+        for step in data.get("steps", []):
+            # passed (the learner's work), ticked by hand, ready (an environment check passed)
             sid = step.get("id")
-            step["progress"] = "verified" if sid in verified else "ticked" if sid in done else None
+            step["progress"] = step_progress(sid, done, verified)
+            if sid in verified:
+                step["evidence"] = _evidence(verified[sid])
+            manifest = exercises.for_step(sid)
+            if manifest:
+                step["exercise"] = {"id": manifest["id"], "title": resolve(manifest["title"], lang)}
         routes.append(data)
     advice = None
     if report is not None:
@@ -102,7 +109,7 @@ def render_text(doc: dict) -> str:
 
     L = _labels(lang)
     lines: list[str] = [f"{L['routes']} ({len(doc['routes'])})",
-                        l10n.tr("knowledge.progress.legend", lang), ""]
+                        l10n.tr("verify.progress.legend", lang), ""]
     lines[2:2] = _advice_lines(doc, lang)
     for n, route in enumerate(doc["routes"], 1):
         steps = route.get("steps", [])
@@ -121,7 +128,7 @@ def render_text(doc: dict) -> str:
                              f"[{L['fallback']}: {L.get('fallback.' + str(req['fallback']), req['fallback'])}]")
         lines.append(f"   {L['steps']}:")
         for i, step in enumerate(steps, 1):
-            mark = {"verified": "[v] ", "ticked": "[x] "}.get(step.get("progress"), "")
+            mark = {"passed": "[d] ", "ticked": "[x] ", "ready": "[r] "}.get(step.get("progress"), "")
             lines.append(f"     {i}) {mark}{step['title']} [{step['id']}] "
                          f"({L[step['level']]}, ~{_num(step['hours'])} {L['hours']})")
             if step.get("prerequisites"):
@@ -181,8 +188,35 @@ def _url(res: dict, lang: str) -> str:
     return res.get("url_zh") if lang == "zh" and res.get("url_zh") else res["url"]
 
 
+def _evidence(evidence: dict) -> dict:
+    """What ``--routes`` shows of a step's stored evidence: what it proves, when, the figures
+    and the target results of a graded exercise, versions, machine key."""
+    keep = ("proves", "date", "exercise", "figures", "targets", "versions", "machine_key")
+    return {k: evidence[k] for k in keep if evidence.get(k) is not None}
+
+
+def _evidence_lines(step: dict, lang: str) -> list[str]:
+    from accelgui.l10n import render
+    from accelgui.l10n import tr as msg_tr
+    from accelgui.verify_cli import figures_text
+
+    ev = step.get("evidence")
+    if not ev:
+        return []
+    versions = ", ".join(f"{k} {v}" for k, v in (ev.get("versions") or {}).items()) or "-"
+    if ev.get("proves") != "work":
+        return ["        " + msg_tr("verify.evidence.ready", lang, date=str(ev.get("date", ""))[:10],
+                                  versions=versions)]
+    out = ["        " + msg_tr("exercises.evidence", lang, date=str(ev.get("date", ""))[:10],
+                                machine=ev.get("machine_key") or "-", figures=figures_text(ev.get("figures")),
+                                versions=versions)]
+    out += ["          " + render(t["msg"], lang) for t in ev.get("targets") or [] if t.get("msg")]
+    return out
+
+
 def _step_extras(step: dict, lang: str) -> list[str]:
-    """Soft prerequisites, cost class and the machine check of a step (accelgui --verify)."""
+    """Soft prerequisites, cost class, the machine check and exercise of a step (accelgui
+    --verify, --exercise), and the evidence kept for it."""
     from accelgui.l10n import tr as msg_tr
 
     out = []
@@ -192,7 +226,9 @@ def _step_extras(step: dict, lang: str) -> list[str]:
         out.append("        " + msg_tr(f"knowledge.cost.{step['cost_class']}", lang))
     if step.get("check"):
         out.append("        " + msg_tr("knowledge.routes.verifiable", lang, step=step["id"]))
-    return out
+    if step.get("exercise"):
+        out.append("        " + msg_tr("exercises.available", lang, step=step["id"]))
+    return out + _evidence_lines(step, lang)
 
 
 def _num(x) -> str:

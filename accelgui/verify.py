@@ -62,10 +62,13 @@ from datetime import datetime, timezone
 
 from accelgui.l10n import msg
 
-__all__ = ["STATUSES", "DEFAULT_TIMEOUT_S", "ENV_ALLOW", "has_check", "hardware_missing", "run_check",
-           "verify_step", "check_source", "is_root"]
+__all__ = ["STATUSES", "DEFAULT_TIMEOUT_S", "ENV_ALLOW", "PROVES", "has_check", "hardware_missing", "run_check",
+           "run_program", "excerpt", "proves", "verify_step", "check_source", "is_root"]
 
-STATUSES = ("verified", "failed", "timeout", "needs-hardware", "needs-software", "no-check", "error")
+#: run_check: "verified" when the check passed; verify_step turns it into "ready" (an environment
+#: check) or "done" (a work check, or an exercise graded: accelgui.exercises).
+STATUSES = ("verified", "ready", "done", "failed", "timeout", "needs-hardware", "needs-software",
+            "no-check", "no-workspace", "error")
 DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 600.0
 EXCERPT_CHARS = 1200
@@ -467,6 +470,35 @@ def _run_contained(argv: list[str], cwd: str, env: dict, limit: float) -> tuple[
     return (None if timed_out else proc.returncode), out, err
 
 
+def _joined(out: _Bounded, err: _Bounded) -> str:
+    stderr = err.text()
+    return out.text() + (("\n" + stderr) if stderr.strip() else "")
+
+
+def _contained(argv: list[str], cwd: str, limit: float, interpreter: str | None,
+               on_path: bool = True) -> tuple[int | None, _Bounded, _Bounded, bool]:
+    """Run ``argv`` contained (see the module's docstring) in ``cwd``: (returncode or None on
+    timeout, stdout, stderr, whether network isolation was in force)."""
+    prefix = _isolation_prefix()
+    env = _child_env(interpreter, on_path=on_path)
+    returncode, out, err = _run_contained(prefix + argv, cwd, env, limit)
+    return returncode, out, err, bool(prefix)
+
+
+def run_program(argv: list[str], cwd: str, limit: float, interpreter: str | None = None
+                ) -> tuple[int | None, str, bool]:
+    """Run ``argv`` as a check runs (contained, bounded, reduced environment, no network):
+    (returncode or None on timeout, its output scrubbed of tokens, network isolated). For
+    exercise graders (accelgui.exercises), whose verdict comes back in a file, not the output."""
+    returncode, out, err, isolated = _contained(argv, cwd, _timeout({}, limit), interpreter)
+    return returncode, _scrub_tokens(_joined(out, err)), isolated
+
+
+def excerpt(text: str) -> str:
+    """The tail of a program's output, as a check's result quotes it."""
+    return _excerpt(text)
+
+
 def _secret_values() -> list[str]:
     """Values of accelgui's own secret-named environment variables (scrubbed from output,
     though the check never receives them: it may read them from elsewhere)."""
@@ -493,8 +525,9 @@ def _redacted(result: dict, report: dict | None, fields=("excerpt", "interpreter
     if result.get("versions"):
         part["packages"] = {str(k): _scrub_tokens(str(v)) if v is not None else None
                             for k, v in result["versions"].items()}
-    if isinstance(result.get("reason_msg"), dict):
-        part["reason_msg"] = json.loads(_scrub_tokens(json.dumps(result["reason_msg"], ensure_ascii=False)))
+    for key in ("reason_msg", "checks", "targets"):     # nested: scrubbed as JSON text
+        if isinstance(result.get(key), (dict, list)):
+            part[key] = json.loads(_scrub_tokens(json.dumps(result[key], ensure_ascii=False)))
     clean = redact.redact_data(part, hostname=hostname, users=users)
     out = dict(result)
     out.update({k: v for k, v in clean.items() if k != "packages"})
@@ -551,22 +584,20 @@ def _run_check(check: dict, python: str | None, timeout_s: float | None, report:
         argv[0] = tool
     else:
         return _result("error", msg("knowledge.verify.bad_check", kind=str(kind)))
-    prefix = _isolation_prefix()
     limit = _timeout(check, timeout_s)
     started = time.monotonic()
-    env = _child_env(python or sys.executable, on_path=kind == "python")
     with tempfile.TemporaryDirectory(prefix="accelgui-verify-") as cwd:
         try:
-            returncode, out, err = _run_contained(prefix + argv, cwd, env, limit)
+            returncode, out, err, isolated = _contained(argv, cwd, limit, python or sys.executable,
+                                                        on_path=kind == "python")
         except OSError as exc:
             return _result("error", msg("knowledge.verify.cannot_run", error=str(exc)))
     elapsed = round(time.monotonic() - started, 3)
-    stderr = err.text()
-    output = out.text() + (("\n" + stderr) if stderr.strip() else "")
+    output = _joined(out, err)
     cut = {"output_cut": bool(out.cut or err.cut), "output_bytes": out.total + err.total}
     if returncode is None:
         return _result("timeout", msg("knowledge.verify.timeout", seconds=f"{limit:g}"),
-                       excerpt=_excerpt(output), network_isolated=bool(prefix), **cut)
+                       excerpt=_excerpt(output), network_isolated=isolated, **cut)
     versions = {}
     lines = []
     for line in output.splitlines():
@@ -581,7 +612,7 @@ def _run_check(check: dict, python: str | None, timeout_s: float | None, report:
     expect = check.get("expect") if isinstance(check.get("expect"), dict) else {}
     pattern = expect.get("regex")
     common = {"excerpt": _excerpt(output, pattern), "versions": versions, "returncode": returncode,
-              "duration_s": elapsed, "network_isolated": bool(prefix), **cut,
+              "duration_s": elapsed, "network_isolated": isolated, **cut,
               "interpreter": argv[0] if kind == "python" else None,
               "command": argv[0] if kind == "command" else None}
     absent = sorted(k for k, v in versions.items() if v is None)
@@ -614,10 +645,34 @@ def check_source(kb, step_id: str) -> dict:
     return {"check_file": path, "check_override": False}
 
 
+PROVES = ("environment", "work")
+
+
+def proves(check: dict | None) -> str:
+    """What a passed ``check`` proves: ``"work"`` (the learner's own artefact passed) or
+    ``"environment"`` (the tools this step needs work here; the default)."""
+    value = (check or {}).get("proves")
+    return value if value in PROVES else "environment"
+
+
+def _exercise_workspace(step_id: str, workspace: str | None) -> str | None:
+    """The workspace of ``step_id``'s exercise when the step has one and it exists."""
+    from accelgui import exercises
+
+    manifest = exercises.for_step(step_id)
+    if manifest is None:
+        return None
+    path = os.path.abspath(os.path.expanduser(workspace or exercises.default_workspace(manifest)))
+    return path if os.path.isdir(path) else None
+
+
 def verify_step(step_id: str, kb=None, python: str | None = None, timeout_s: float | None = None,
-                report: dict | None = None, record: bool = True) -> dict:
-    """Run the check of ``step_id``; store the evidence with the progress when verified
-    (redacted, the check's file too)."""
+                report: dict | None = None, record: bool = True, workspace: str | None = None) -> dict:
+    """Verify ``step_id``: grade its exercise when it has one and the learner's workspace
+    exists (``proves: "work"``; status ``done`` when it passed), else run its check (status
+    ``ready`` for an environment check that passed, ``done`` for a work check). Evidence of
+    ``ready`` and ``done`` is stored with the progress (redacted, the check's file too); only
+    ``done`` marks the step done."""
     if kb is None:
         from accelgui.knowledge import load_knowledge
 
@@ -626,11 +681,22 @@ def verify_step(step_id: str, kb=None, python: str | None = None, timeout_s: flo
     if step is None:
         raise KeyError(step_id)
     source = check_source(kb, step_id)
-    if not has_check(step):
+    work = _exercise_workspace(step_id, workspace)
+    if work is not None:
+        from accelgui import exercises
+
+        result = _redacted(exercises.grade(step_id, work, python=python, timeout_s=timeout_s, report=report),
+                           report, fields=("excerpt", "workspace"))
+        result.update(step=step_id, check_file=os.path.join(exercises.for_step(step_id)["dir"], "grade.py"),
+                      check_override=False)
+    elif not has_check(step):
         return dict(_result("no-check", msg("knowledge.verify.no_check")), step=step_id, **source)
-    result = run_check(step["check"], python=python, timeout_s=timeout_s, report=report)
-    result.update(source, step=step_id)
-    if record and result["status"] == "verified":
+    else:
+        result = run_check(step["check"], python=python, timeout_s=timeout_s, report=report)
+        result.update(source, step=step_id, proves=proves(step["check"]))
+        if result["status"] == "verified":
+            result["status"] = "done" if result["proves"] == "work" else "ready"
+    if record and result["status"] in ("ready", "done"):
         from accelgui.progress import record_verified
 
         evidence = _redacted(result, report, fields=("check_file",))

@@ -91,7 +91,8 @@ def test_verify_runs_the_check_of_the_knowledge_dir_and_says_it_is_an_override(t
     folder = _knowledge(tmp_path, "echo from-the-override", "from-the-override")
     rc, out, _ = _run([STEP], knowledge=str(folder))
     res = json.loads(out)["results"][0]
-    assert rc == 0 and res["status"] == "verified" and "from-the-override" in res["excerpt"], res
+    assert rc == 0 and res["status"] == "ready" and "from-the-override" in res["excerpt"], res
+    assert res["proves"] == "environment" and res["status_text"] == "ready to start"
     assert res["check_file"] == str(folder / "cpu.json") and res["check_override"] is True
     rc, text, _ = _run([STEP], knowledge=str(folder), fmt="text")
     assert str(folder / "cpu.json") in text and "override" in text.lower()
@@ -118,7 +119,7 @@ def test_cli_passes_knowledge_to_verify(tmp_path):
                            "--allow-root", "--sysroot", FIXTURE, "--format", "json"],
                           capture_output=True, text=True, timeout=60)
     res = json.loads(proc.stdout)["results"][0]
-    assert res["status"] == "verified" and res["check_override"] is True, proc.stderr
+    assert res["status"] == "ready" and res["check_override"] is True, proc.stderr
 
 
 # --------------------------------------------------------------------------- containment
@@ -185,7 +186,7 @@ def test_stored_evidence_is_redacted(tmp_path, monkeypatch):
     host = socket.gethostname()
     folder = _knowledge(tmp_path, f"cat {secrets}; echo on {host}; echo evidence-ok", "evidence-ok")
     rc, out, _ = _run([STEP], knowledge=str(folder))
-    assert json.loads(out)["results"][0]["status"] == "verified"
+    assert json.loads(out)["results"][0]["status"] == "ready"
     stored = json.dumps(progress.load_verified()[STEP])
     assert "evidence-ok" in stored
     for leaked in (token, "AKIAIOSFODNN7EXAMPLE", "alicewonder"):
