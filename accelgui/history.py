@@ -89,8 +89,9 @@ def machine_facts(report: dict) -> dict:
 def machine_key(report: dict) -> str:
     """A stable id of the machine ``report`` describes: 16 hex digits of a SHA-256 over
     :func:`machine_facts`. The same for a report and its ``--redact`` copy."""
-    if hasattr(report, "to_dict") and not isinstance(report, dict):
-        report = report.to_dict()
+    from accelgui.report import report_dict
+
+    report = report_dict(report)
     text = json.dumps(machine_facts(report), sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

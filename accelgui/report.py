@@ -146,6 +146,14 @@ class RouteAssessment(Record):
     goal: str | None = None
 
 
+def report_dict(report: Report | dict[str, Any] | None) -> dict[str, Any]:
+    """The contract's dict of a report, the one way to get it: ``to_dict()`` of a Report, a
+    shallow copy of a dict, {} for None."""
+    if isinstance(report, Report):
+        return report.to_dict()
+    return dict(report or {})
+
+
 def device_text(dev: Device | dict[str, Any], name: str, lang: str = "en") -> str | None:
     """A device's ``readiness_reason`` or ``fix`` in ``lang`` ("zh"/"zh_CN" or English),
     falling back to English; ``dev`` is a Device or a device dict."""

@@ -1210,12 +1210,10 @@ def _combine(op: str, value, parts, lang: str) -> list:
 
 
 def as_dict(report) -> dict:
-    """A report as the rules read it: the contract's dict of a Report, a shallow copy of a dict."""
-    from accelgui.report import Report
+    """A report as the rules read it (:func:`accelgui.report.report_dict`)."""
+    from accelgui.report import report_dict
 
-    if isinstance(report, Report):
-        return report.to_dict()
-    return dict(report or {})
+    return report_dict(report)
 
 
 def evaluate(rule, report, lang: str = "en", *, checked: bool = False) -> tuple[bool | None, list[str]]:

@@ -65,9 +65,7 @@ def dmi_text(dmi: dict, *keys) -> str:
 def is_redacted(report) -> bool:
     """Whether the report was redacted before it was shared (the top-level ``redacted`` flag
     the redactor sets)."""
-    flag = getattr(report, "redacted", None)
-    if flag is None and hasattr(report, "to_dict"):
-        flag = report.to_dict().get("redacted")
+    flag = report.get("redacted") if isinstance(report, dict) else getattr(report, "redacted", None)
     return bool(flag)
 
 

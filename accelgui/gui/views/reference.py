@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTab
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from accelgui.gui.views.common import ViewState, heading, html_escape, muted, para
+from accelgui.report import report_dict as as_report_dict
 
 HIGHLIGHT = "#2e7d32"
 
@@ -91,7 +92,7 @@ class ReferenceView(QWidget):
 
         state = self.state
         report = state.report
-        report_dict = report.to_dict() if hasattr(report, "to_dict") else (report or {})
+        report_dict = as_report_dict(report)
         try:
             self.doc = facts_document(report_dict, state.lang or "en")
         except (OSError, ValueError) as exc:

@@ -17,6 +17,7 @@ from accelgui.gui.views.common import (lead, STATUS_COLOURS, Badge, Card, ViewSt
                                        heading, html_escape, level_text, muted, para,
                                        scroll_page, status_text, tr_obj)
 from accelgui.gui.views.goal import assessed_goal
+from accelgui.report import report_dict as as_report_dict
 
 CARD_COLUMNS = 2
 ONE_COLUMN_BELOW_PX = 980
@@ -66,7 +67,7 @@ class RoutesView(QWidget):
         if verify.is_root() and not confirm_root(self):
             return
         report = self.state.report
-        report_dict = report.to_dict() if hasattr(report, "to_dict") else (report or {})
+        report_dict = as_report_dict(report)
         task = Task(verify.verify_step, step_id, self.state.kb, None, None, report_dict,
                     name="accelgui-verify")
         self.verify_results[step_id] = {"status": "running"}
