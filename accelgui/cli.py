@@ -269,7 +269,7 @@ def cmd_knowledge(args) -> int:
 
             return run_cli(args.verify, _lang(args), fmt, allow_root=args.allow_root,
                            python=args.verify_python, sysroot=check_sysroot(args.sysroot),
-                           knowledge=args.knowledge)
+                           knowledge=args.knowledge, workspace=args.workspace)
         from accelgui.facts_cli import run_cli
 
         return run_cli(args.facts, _lang(args), fmt, sysroot=check_sysroot(args.sysroot),
@@ -279,6 +279,16 @@ def cmd_knowledge(args) -> int:
         raise UsageError(f"unknown {what}: {exc.args[0]} (see accelgui --routes / --facts)") from None
     except PermissionError as exc:
         raise UsageError(str(exc)) from None
+
+
+def cmd_exercise(args) -> int:
+    """--exercise STEP (accelgui.verify_cli.run_exercise_cli)."""
+    from accelgui.verify_cli import run_exercise_cli
+
+    try:
+        return run_exercise_cli(args.exercise, _lang(args), workspace=args.workspace, force=args.force)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
 
 
 def cmd_fleet(args) -> int:
@@ -444,6 +454,7 @@ COMMANDS = (
     ("--record-tree", lambda a: a.record_tree, lambda a: cmd_record_tree(a)),
     ("--done/--undo", lambda a: a.done or a.undo, lambda a: cmd_progress(a)),
     ("--verify", lambda a: a.verify, lambda a: cmd_knowledge(a)),
+    ("--exercise", lambda a: a.exercise, lambda a: cmd_exercise(a)),
     ("--facts", lambda a: a.facts, lambda a: cmd_knowledge(a)),
     ("--probe", lambda a: a.probe, lambda a: cmd_probe(a)),
     ("--monitor", lambda a: a.monitor, lambda a: cmd_monitor(a)),

@@ -106,7 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--facts", nargs="?", const="all", metavar="TABLE",
                       help="print the dated fact tables (or one), this machine's rows marked")
     mode.add_argument("--verify", metavar="STEP", action="append", default=[],
-                      help="run a learning step's check and record the evidence (repeatable)")
+                      help="run a learning step's check and record the evidence (repeatable); "
+                           "grades the step's exercise when its workspace exists")
+    mode.add_argument("--exercise", metavar="STEP",
+                      help="write a learning step's exercise (starter code, tests, README) into a "
+                           "workspace folder; grade it with --verify STEP")
     mode.add_argument("--install-desktop", action="store_true",
                       help="install the desktop entry, AppStream metainfo and icons for this user "
                            "($XDG_DATA_HOME or ~/.local/share)")
@@ -150,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="let --verify run step checks as root")
     opt.add_argument("--verify-python", metavar="PATH",
                      help="Python interpreter (environment) that --verify runs Python checks in")
+    opt.add_argument("--workspace", metavar="DIR",
+                     help="the exercise folder of --exercise / --verify (default: in the user's data dir)")
+    opt.add_argument("--force", action="store_true",
+                     help="let --exercise start again over edited files (they are kept in a backup folder)")
     opt.add_argument("--no-advice", action="store_true",
                      help="leave routes and estimates out of the report")
     # the live monitor (accelgui/monitor_cli.py, imported only when asked for)

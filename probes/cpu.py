@@ -724,6 +724,9 @@ def _x86_uarch(vendor_raw, ct: dict, archspec_name: str | None) -> tuple[str | N
     return row["uarch"], row.get("codename")
 
 
+x86_uarch = _x86_uarch     # for the backends of other operating systems (macOS sysctl)
+
+
 def _apple_cpu(ctx, info: CpuInfo) -> dict | None:
     """An Apple M-series CPU under Linux (Asahi): cpuinfo lists every core's implementer 0x61
     and part, efficiency cores first (lscpu's first type). {model_name, uarch, chip}: named

@@ -308,6 +308,8 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     }
     if rec.get("is_vf"):
         details["virtual_function"] = True
+    if rec.get("external"):
+        details["external"] = True          # an eGPU (Thunderbolt), as the OS reports it
     for key in ("generation", "gfx_target"):
         if entry.get(key):
             details[key] = entry[key]

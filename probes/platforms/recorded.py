@@ -134,7 +134,7 @@ def scan(root: str, commands=None) -> Recording:
         if text is None:
             if data is not None:            # read, but not text
                 rec.faults.append((name, "unparseable"))
-            rec.faults.extend((name, r) for r in faults)
+            rec.faults.extend((name, r) for r in faults or ("unreadable",))   # a dangling link
             continue
         if not text.strip():                # an empty capture (the command printed nothing)
             continue

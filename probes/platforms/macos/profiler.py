@@ -16,7 +16,9 @@ import json
 import re
 
 MAX_NODES = 20000                   # text lines turned into nodes, per output
-_PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*[:：](?:[ \t]+(.*?))?[ \t]*$")
+# "Key: Value" (an ASCII colon ends the label only before a space or the line's end, as in
+# "Boot ROM: 2022.100.22.0.0 (iBridge: 21.16...)"), "键：值" (a full-width colon, no space)
+_PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*(?::(?=[ \t]|$)|：)[ \t]*(.*?)[ \t]*$")
 _MODEL_ID = re.compile(r"^(?:[A-Z][A-Za-z]*\d+,\d+|Mac\d+,\d+)$")
 _APPLE_CHIP = re.compile(r"^Apple (M\d+(?: Pro| Max| Ultra)?)\b")
 _GB = re.compile(r"^\d+(?:[.,]\d+)? ?(?:GB|TB|MB)$")

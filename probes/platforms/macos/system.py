@@ -32,7 +32,10 @@ _X86_WORDS = {
     "AVX512VNNI": "avx512_vnni", "AVX512BF16": "avx512_bf16", "AES": "aes", "POPCNT": "popcnt",
     "MOVBE": "movbe", "BMI1": "bmi1", "BMI2": "bmi2", "SHA": "sha_ni", "VAES": "vaes",
     "VPCLMULQDQ": "vpclmulqdq", "GFNI": "gfni", "AVX512VPOPCNTDQ": "avx512_vpopcntdq",
-    "AVX512VBMI2": "avx512_vbmi2", "AVX512BITALG": "avx512_bitalg",
+    "AVX512VBMI2": "avx512_vbmi2", "AVX512BITALG": "avx512_bitalg", "MMX": "mmx",
+    "PCLMULQDQ": "pclmulqdq", "RDRAND": "rdrand", "RDSEED": "rdseed", "ADX": "adx",
+    "CLFSOPT": "clflushopt", "CLWB": "clwb", "XSAVE": "xsave", "CX16": "cx16", "LZCNT": "abm",
+    "LAHF": "lahf_lm", "RDPID": "rdpid",
 }
 _ARCH = {"arm64": "aarch64", "arm64e": "aarch64", "x86_64": "x86_64", "x86_64h": "x86_64",
          "i386": "i686"}
@@ -118,7 +121,9 @@ def platform_probe(ctx) -> dict:
     virtual = None
     if keys.get("kern.hv_vmm_present") == "1" or (model_id or "").startswith("VirtualMac"):
         virtual = "apple-virtualization" if (model_id or "").startswith("VirtualMac") else "vm"
-    dmi = {"sys_vendor": "Apple Inc.", "product_name": model_id} if model_id else {}
+    # what Linux reads from an Intel Mac's DMI: the vendor, the model identifier, the model name
+    dmi = {k: v for k, v in (("sys_vendor", "Apple Inc." if model_id else None), ("product_name", model_id),
+                             ("product_family", hw.get("machine_name"))) if v}
     result = {
         "os": "macOS",
         "os_release": " ".join(x for x in ("macOS", version, f"({build})" if build else None) if x)
@@ -132,10 +137,6 @@ def platform_probe(ctx) -> dict:
         "dmi": dmi,
         "secure_boot": None,
         "out_of_tree_modules": [],
-        "model_identifier": model_id,
-        "model_name": hw.get("machine_name"),
-        "chip": chip_name(ctx),
-        "rosetta": keys.get("sysctl.proc_translated") == "1" or None,
     }
     if not any((version, kernel, model_id)):
         return {"_status": "absent", "_reason": "no sysctl, sw_vers or system_profiler output",
@@ -159,6 +160,17 @@ def _perf_levels(keys: dict) -> list[dict]:
                        "l1d": _int(keys, base + "l1dcachesize"), "l1i": _int(keys, base + "l1icachesize"),
                        "l2": _int(keys, base + "l2cachesize"), "cpusperl2": _int(keys, base + "cpusperl2")})
     return levels
+
+
+def _levels_from_hardware(hw: dict) -> list[dict]:
+    """Performance and efficiency core counts from SPHardwareDataType when sysctl is
+    missing: ``"proc 10:8:2"`` (JSON) or ``"10 (8 performance and 2 efficiency)"`` (text,
+    any language: the numbers in their order)."""
+    numbers = [int(n) for n in re.findall(r"\d+", str(hw.get("number_processors") or ""))]
+    if len(numbers) < 3 or numbers[1] + numbers[2] != numbers[0]:
+        return []
+    return [{"name": name, "cores": n, "cpus": n} for name, n in
+            (("Performance", numbers[1]), ("Efficiency", numbers[2])) if n]
 
 
 def _caches(keys: dict, levels: list[dict], physical: int | None, packages: int) -> dict:
@@ -205,6 +217,16 @@ def _features(keys: dict, arch: str | None) -> tuple[list[str], list[str]]:
     return flags, [X86_FEATURES[f] for f in flags if f in X86_FEATURES]
 
 
+def _x86_uarch(keys: dict, vendor: str, flags: list[str], brand: str | None) -> tuple[str | None, str | None]:
+    """(microarchitecture, codename) of an Intel Mac's CPU by the Linux probe's rules: its
+    family/model table, else archspec on the flags."""
+    from accelgui.probes import cpu
+
+    archspec_name = cpu.microarchitecture("x86_64", vendor, flags, model_name=brand)
+    return cpu.x86_uarch(vendor, {"family": keys.get("machdep.cpu.family"), "model": keys.get("machdep.cpu.model"),
+                                  "stepping": keys.get("machdep.cpu.stepping")}, archspec_name)
+
+
 def cpu_probe(ctx) -> dict:
     keys, hw = sysctl(ctx), hardware(ctx)
     chip = chip_name(ctx)
@@ -214,9 +236,11 @@ def cpu_probe(ctx) -> dict:
     physical = _int(keys, "hw.physicalcpu_max") or _int(keys, "hw.physicalcpu") or \
         common.to_int(hw.get("number_processors"))
     packages = _int(keys, "hw.packages") or 1
-    levels = _perf_levels(keys)
+    levels = _perf_levels(keys) or _levels_from_hardware(hw)
     flags, features = _features(keys, arch)
     apple = bool(chip) or (brand or "").startswith("Apple")
+    if apple and physical and not logical:
+        logical = physical              # Apple silicon has no SMT
     max_hz = _int(keys, "hw.cpufrequency_max")
     result = {
         "vendor_id": "Apple" if apple else keys.get("machdep.cpu.vendor"),
@@ -240,6 +264,10 @@ def cpu_probe(ctx) -> dict:
     }
     if chip:
         result["codename"] = chip
+    elif arch == "x86_64" and result["vendor_id"]:
+        result["microarchitecture"], codename = _x86_uarch(keys, result["vendor_id"], flags, brand)
+        if codename:
+            result["codename"] = codename
     if len(levels) > 1:
         result["core_types"] = [{"model_name": f"{chip or brand} {lv['name'].lower()} cores",
                                  "cpus": lv["cpus"], "cores": lv["cores"],
