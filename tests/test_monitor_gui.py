@@ -117,18 +117,18 @@ def test_stage_marks_are_drawn_on_the_plots(qtbot, window):
     window.show_page("monitor")
     page.bench_started()
     page.bench_progress({"stage": "stream"})
-    qtbot.waitUntil(lambda: bool(page._plots["util_pct"][2].marks), timeout=10000)
+    qtbot.waitUntil(lambda: bool(page._plots["util_pct"]["marks"].marks), timeout=10000)
     page.bench_progress({"stage": "fma"})
-    qtbot.waitUntil(lambda: len(page._plots["util_pct"][2].marks) == 2, timeout=10000)
-    marks = page._plots["clock_mhz"][2].marks
+    qtbot.waitUntil(lambda: len(page._plots["util_pct"]["marks"].marks) == 2, timeout=10000)
+    marks = page._plots["clock_mhz"]["marks"].marks
     assert [name for _, name in marks] == ["stream", "fma"]
     assert all(-300 <= x <= 0 for x, _ in marks)
     page.set_paused(True)                       # nothing moves while the two images are taken
     qtbot.wait(100)
-    plots = page.plot_box.layout().itemAt(0).widget()
+    plots = page.plot_widget
     with_marks = plots.grab().toImage()
-    for _, _, item in page._plots.values():
-        item.set_marks([])
+    for entry in page._plots.values():
+        entry["marks"].set_marks([])
     assert plots.grab().toImage() != with_marks  # the marks are painted
     page.bench_finished()
 
@@ -197,3 +197,77 @@ def test_series_ring_buffers_keep_the_last_samples_in_order():
     assert columns[0][0] != columns[0][0] and columns[0][1] == 5.0         # absent at t=4: a gap
     times, columns = series.window("npu", since=0.0)
     assert len(times) == 0 and all(len(c) == 0 for c in columns)
+
+
+def _rows_text(table) -> list[list[str]]:
+    return [[(table.item(r, c).text() if table.item(r, c) else "") for c in range(table.columnCount())]
+            for r in range(table.rowCount())]
+
+
+def test_devices_are_named_for_people_and_plots_say_whose_they_are(qtbot, window):
+    page = window.monitor
+    page.set_interval(0.5)
+    window.show_page("monitor")
+    qtbot.waitUntil(lambda: page.samples_seen >= 2, timeout=10000)
+    names = [page.table.item(i, 0).text() for i in range(page.table.rowCount())]
+    assert any(n.startswith("AMD GPU (card") for n in names), names          # not "amd-gpu card1"
+    assert not any(n.startswith(("amd-gpu", "intel-npu")) for n in names)
+    row = page.row_ids().index("amd-gpu:0000:03:00.0")
+    page.table.selectRow(row)
+    qtbot.waitUntil(lambda: "AMD GPU" in page._plots["util_pct"]["plot"].titleLabel.text, timeout=5000)
+    legend = [label.text for _, label in page._plots["util_pct"]["legend"].items]
+    assert len(legend) == 1 and legend[0].startswith("AMD GPU")
+    low, high = page._plots["util_pct"]["plot"].getViewBox().viewRange()[1]
+    assert low <= 0 and 99 <= high <= 103                                   # utilisation: the whole scale
+    page.overlay.setChecked(True)                                            # every device, one colour each
+    legend = [label.text for _, label in page._plots["util_pct"]["legend"].items]
+    assert len(legend) >= 3 and page._plots["util_pct"]["plot"].titleLabel.text.endswith("every device")
+
+
+def test_a_device_without_a_sensor_says_so_instead_of_bare_axes(qtbot, window):
+    page = window.monitor
+    page.set_interval(0.5)
+    window.show_page("monitor")
+    qtbot.waitUntil(lambda: page.samples_seen >= 2, timeout=10000)
+    page.table.selectRow(page.row_ids().index("memory"))                      # memory has no clock
+    qtbot.waitUntil(lambda: page._plots["clock_mhz"]["note"].textItem.toPlainText() != "", timeout=5000)
+    assert page._plots["clock_mhz"]["note"].textItem.toPlainText() == "Not reported by this device"
+    low, high = page._plots["clock_mhz"]["plot"].getViewBox().viewRange()[1]
+    assert low <= 0 and high >= 1000                                          # not a 0.2-0.8 axis
+
+
+def test_sensors_and_processes_are_listed(qtbot, window):
+    page = window.monitor
+    page.set_interval(0.5)
+    window.show_page("monitor")
+    qtbot.waitUntil(lambda: page.samples_seen >= 2, timeout=10000)
+    page.tabs.setCurrentIndex(0)
+    sensors = _rows_text(page.sensors)
+    assert any(r[0] == "Package id 0" and r[1].endswith("°C") for r in sensors), sensors
+    assert any(r[1].endswith("rpm") for r in sensors)
+    page.tabs.setCurrentIndex(1)
+    procs = _rows_text(page.processes)
+    assert any(r[1] == "1000" and r[3] == "2048 MiB" for r in procs), procs   # the fake NVML process
+
+
+def test_the_page_says_it_shows_this_computer_when_the_window_shows_another(qtbot, window):
+    from accelgui.appstate import Source
+
+    page = window.monitor
+    page.set_source(Source("report", "dgx-h100-07", "/tmp/r.json"))
+    window.show_page("monitor")
+    assert page.source_note.isVisible() and "dgx-h100-07" in page.source_note.text()
+    assert "this computer" in page.title.text()
+    page.set_source(Source("live", "This computer"))
+    assert not page.source_note.isVisible()
+
+
+def test_the_cpu_strip_has_a_caption_and_a_scale(qtbot, window):
+    page = window.monitor
+    window.show_page("monitor")
+    assert "0–100 %" in page.cpu_caption.text()
+    page.cpu_bars.resize(400, page.cpu_bars.height())
+    page.cpu_bars.set_values([10.0, 90.0, None, 50.0])
+    blank = page.cpu_bars.grab().toImage()
+    page.cpu_bars.set_values([])
+    assert page.cpu_bars.grab().toImage() != blank

@@ -347,6 +347,22 @@ all cores</source>
             <source>only in A</source>
             <translation>仅 A 有</translation>
         </message>
+        <message>
+            <source>What</source>
+            <translation>项目</translation>
+        </message>
+        <message>
+            <source>Show only the differences that matter</source>
+            <translation>只显示重要差异</translation>
+        </message>
+        <message>
+            <source>Show all, {n} more</source>
+            <translation>显示全部（另有 {n} 项）</translation>
+        </message>
+        <message>
+            <source>{n} differences between {a} and {b}, {major} that matter.</source>
+            <translation>{a} 与 {b} 之间有 {n} 处差异，其中 {major} 处重要。</translation>
+        </message>
     </context>
     <context>
         <name>ExportDialog</name>
@@ -1443,6 +1459,18 @@ all cores</source>
             <source>Monitor</source>
             <translation>监视器</translation>
         </message>
+        <message>
+            <source>Show this computer?</source>
+            <translation>显示本机？</translation>
+        </message>
+        <message>
+            <source>The window shows {machine}. Show this computer instead? The report stays open under Reports.</source>
+            <translation>窗口正在显示{machine}。改为显示本机吗？该报告仍可在“报告”页中打开。</translation>
+        </message>
+        <message>
+            <source>The benchmark history was not updated: {error}</source>
+            <translation>基准测试历史未能更新：{error}</translation>
+        </message>
     </context>
     <context>
         <name>MonitorView</name>
@@ -1517,6 +1545,86 @@ all cores</source>
         <message>
             <source>Saved {path}</source>
             <translation>已保存 {path}</translation>
+        </message>
+        <message>
+            <source>Live monitor: this computer</source>
+            <translation>实时监控：本机</translation>
+        </message>
+        <message>
+            <source>Utilisation of each logical CPU since the last sample (bar height 0–100 %; hover for the figures)</source>
+            <translation>自上次采样以来每个逻辑 CPU 的利用率（柱高 0–100 %；悬停查看数值）</translation>
+        </message>
+        <message>
+            <source>Overlay every device on the plots</source>
+            <translation>在图上叠加所有设备</translation>
+        </message>
+        <message>
+            <source>Sensors</source>
+            <translation>传感器</translation>
+        </message>
+        <message>
+            <source>Processes</source>
+            <translation>进程</translation>
+        </message>
+        <message>
+            <source>Sensor</source>
+            <translation>传感器</translation>
+        </message>
+        <message>
+            <source>Reading</source>
+            <translation>读数</translation>
+        </message>
+        <message>
+            <source>Chip</source>
+            <translation>芯片</translation>
+        </message>
+        <message>
+            <source>Process</source>
+            <translation>进程</translation>
+        </message>
+        <message>
+            <source>PID</source>
+            <translation>PID</translation>
+        </message>
+        <message>
+            <source>Device memory</source>
+            <translation>设备显存</translation>
+        </message>
+        <message>
+            <source>Engine use</source>
+            <translation>引擎占用</translation>
+        </message>
+        <message>
+            <source>The window shows {machine}. A saved report or a recorded machine has no live readings: this page shows the computer accelgui runs on.</source>
+            <translation>窗口当前显示的是 {machine}。保存的报告或录制的机器没有实时读数：本页显示的是运行 accelgui 的这台计算机。</translation>
+        </message>
+        <message>
+            <source>CPU</source>
+            <translation>CPU</translation>
+        </message>
+        <message>
+            <source>seconds ago</source>
+            <translation>秒前</translation>
+        </message>
+        <message>
+            <source>every device</source>
+            <translation>所有设备</translation>
+        </message>
+        <message>
+            <source>Not reported by this device</source>
+            <translation>此设备不提供该读数</translation>
+        </message>
+        <message>
+            <source>Not reported by these devices</source>
+            <translation>这些设备不提供该读数</translation>
+        </message>
+        <message>
+            <source>No temperature or fan sensor is reported on this computer.</source>
+            <translation>本机没有报告温度或风扇传感器。</translation>
+        </message>
+        <message>
+            <source>No process is using an accelerator now (or this user may not see them).</source>
+            <translation>目前没有进程在使用加速器（或当前用户无权查看）。</translation>
         </message>
     </context>
 </TS>

@@ -24,11 +24,12 @@ from array import array
 
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFileDialog, QGraphicsItem, QHBoxLayout,
-                               QHeaderView,
-                               QLabel, QMenu, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QDoubleSpinBox, QFileDialog, QGraphicsItem,
+                               QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QSplitter, QTableWidget,
+                               QTableWidgetItem, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
+from accelgui import l10n
+from accelgui.probes import families
 from accelgui.probes.monitor.history import History, StageWatch, flat_rows, to_csv, to_json
 
 WINDOW_S = 300.0
@@ -36,6 +37,11 @@ SPARK_POINTS = 60
 MIN_INTERVAL_S = 0.5
 PLOTS_AFTER_MS = 20
 PLOTS = (("util_pct", "%"), ("temp_c", "°C"), ("power_w", "W"), ("clock_mhz", "MHz"))
+#: the y range a plot shows when nothing (or nothing higher) was read: 0 to this
+DEFAULT_TOP = {"util_pct": 100.0, "temp_c": 100.0, "power_w": 100.0, "clock_mhz": 1000.0}
+#: one colour per overlaid device (Okabe-Ito, distinguishable with colour blindness)
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+MAX_PROCESS_ROWS = 200
 
 
 class SamplerWorker(QObject):
@@ -176,9 +182,16 @@ def stage_marks_class(pg):
                     to_device = p.transform()
                     p.resetTransform()           # text in pixels, not in data units
                     p.setPen(self._text)
-                    for x, name in self.marks:
+                    metrics = p.fontMetrics()
+                    ends = [-math.inf] * 3       # right edge of the last label on each of 3 lines
+                    for x, name in sorted(self.marks):
                         at = to_device.map(QPointF(x, view.bottom()))
-                        p.drawText(QPointF(at.x() + 3, max(at.y(), 0.0) + 12), name)
+                        left = at.x() + 3
+                        line = next((i for i, end in enumerate(ends) if left > end + 4), None)
+                        if line is None:
+                            continue             # no room: the dashed line alone marks the stage
+                        ends[line] = left + metrics.horizontalAdvance(name)
+                        p.drawText(QPointF(left, max(at.y(), 0.0) + 12 + line * metrics.height()), name)
 
         _MARKS_CLASS = StageMarks
     return _MARKS_CLASS
@@ -209,12 +222,15 @@ class Sparkline(QWidget):
 
 
 class CpuBars(QWidget):
-    """One bar per logical CPU: its utilisation (height) since the previous sample."""
+    """One bar per logical CPU: its utilisation (height, 0–100 %) since the previous sample,
+    with the scale at the left and each CPU's number under its bar when there is room."""
+
+    SCALE_W = 36
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.values: list = []
-        self.setFixedHeight(46)
+        self.setFixedHeight(58)
 
     def set_values(self, values: list) -> None:
         self.values = list(values)
@@ -226,17 +242,52 @@ class CpuBars(QWidget):
             return
         p = QPainter(self)
         pal = self.palette()
+        metrics = p.fontMetrics()
         n = len(self.values)
         gap = 2 if n < 128 else 0
-        w = max(1.0, (self.width() - gap * n) / n)
-        h = self.height() - 2
+        left = self.SCALE_W
+        w = max(1.0, (self.width() - left - gap * n) / n)
+        numbers = w >= metrics.horizontalAdvance(str(n - 1)) + 2
+        h = self.height() - 2 - (metrics.height() if numbers else 0)
+        p.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
+        p.drawText(QRectF(0, 0, left - 4, metrics.height()), Qt.AlignmentFlag.AlignRight, "100 %")
+        p.drawText(QRectF(0, h - metrics.height() + 2, left - 4, metrics.height()), Qt.AlignmentFlag.AlignRight, "0")
         for i, v in enumerate(self.values):
-            x = i * (w + gap)
+            x = left + i * (w + gap)
             p.fillRect(QRectF(x, 1, w, h), pal.color(QPalette.ColorRole.AlternateBase))
             if v is not None:
                 top = h * min(100.0, v) / 100.0
                 p.fillRect(QRectF(x, 1 + h - top, w, top), pal.color(QPalette.ColorRole.Highlight))
+            if numbers:
+                p.drawText(QRectF(x, h + 1, w, metrics.height()), Qt.AlignmentFlag.AlignHCenter, str(i))
         p.end()
+
+
+def device_label(row: dict, names: dict, lang: str = "en") -> str:
+    """A device row's name for people: the report's name for its address, else its family's
+    name with the node ("AMD GPU (card1)"), else what the sampler called it."""
+    name = names.get(row.get("address")) if row.get("address") else None
+    if name:
+        return name
+    family, raw = row.get("family"), str(row.get("name") or "")
+    words = l10n.bilingual(families.text(family, "name"), lang) if family else None
+    if words and raw.startswith(f"{family} "):
+        return f"{words} ({raw[len(family) + 1:]})"
+    return raw or words or "?"
+
+
+def _y_top(field: str, values: list, limits: list) -> float:
+    """The top of a plot's fixed y range: 100 % for utilisation; else the device's own limit
+    (power limit) or the highest value seen, with room above; never below the default."""
+    if field == "util_pct":
+        return 100.0
+    seen = max(values, default=0.0)
+    top = max([seen * 1.15] + [v * 1.05 for v in limits])
+    if field == "temp_c":
+        return max(100.0, seen + 5.0)
+    if field == "clock_mhz":
+        return max(DEFAULT_TOP[field], math.ceil(top / 500.0) * 500.0)
+    return max(10.0, math.ceil(top / 10.0) * 10.0) if seen or limits else DEFAULT_TOP[field]
 
 
 class MonitorView(QWidget):
@@ -244,15 +295,17 @@ class MonitorView(QWidget):
     _stop = Signal()
     _close = Signal()
 
-    def __init__(self, make_sampler=None, sysroot: str = "/", capacity: int = 3600,
-                 parent: QWidget | None = None):
+    def __init__(self, make_sampler=None, capacity: int = 3600, parent: QWidget | None = None):
+        """``make_sampler``: builds the sampler (tests pass one over a recorded tree); by default
+        this computer's. A recorded machine or a report has no live readings: whatever the window
+        shows, this page samples the computer it runs on, and says so (:meth:`set_source`)."""
         super().__init__(parent)
         if make_sampler is None:
             def make_sampler():
                 from accelgui.probes.context import ProbeContext
                 from accelgui.probes.monitor import Sampler
 
-                return Sampler(ProbeContext(root=sysroot))
+                return Sampler(ProbeContext(root="/"))
         self.history = History(capacity=capacity)
         self.interval_s = 1.0
         self.paused = False
@@ -267,6 +320,9 @@ class MonitorView(QWidget):
         self._drawn_at = -math.inf      # mono_s of the last sample drawn
         self._drawn = True              # the widgets show the last sample
         self._names: dict[str, str] = {}
+        self._labels: dict[str, str] = {}          # row id -> the name shown
+        self._lang = "en"
+        self._source = None                        # accelgui.appstate.Source of the window
         self._plots_due = QTimer(self)
         self._plots_due.setSingleShot(True)
         self._plots_due.timeout.connect(self._update_plots)
@@ -307,6 +363,13 @@ class MonitorView(QWidget):
         for w in (self.interval_label, self.interval, self.pause_button, self.export_button):
             bar.addWidget(w)
         layout.addLayout(bar)
+        self.source_note = QLabel()
+        self.source_note.setWordWrap(True)
+        self.source_note.setVisible(False)
+        layout.addWidget(self.source_note)
+        self.cpu_caption = QLabel()
+        self.cpu_caption.setObjectName("muted")
+        layout.addWidget(self.cpu_caption)
         self.cpu_bars = CpuBars()
         layout.addWidget(self.cpu_bars)
         self.split = QSplitter(Qt.Orientation.Vertical)
@@ -319,25 +382,45 @@ class MonitorView(QWidget):
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.split.addWidget(self.table)
         self.plot_box = QWidget()
-        QVBoxLayout(self.plot_box).setContentsMargins(0, 0, 0, 0)
+        box = QVBoxLayout(self.plot_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.overlay = QCheckBox()
+        self.overlay.toggled.connect(lambda _on: self._update_plots())
+        box.addWidget(self.overlay)
         self.split.addWidget(self.plot_box)
-        self.split.setSizes([260, 420])
+        self.tabs = QTabWidget()
+        self.sensors = QTableWidget(0, 3)
+        self.processes = QTableWidget(0, 5)
+        for table in (self.sensors, self.processes):
+            table.verticalHeader().setVisible(False)
+            table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+            table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+            self.tabs.addTab(table, "")
+        self.tabs.currentChanged.connect(lambda _i: self._draw_tables())
+        self.split.addWidget(self.tabs)
+        self.split.setSizes([220, 380, 160])
         layout.addWidget(self.split, 1)
         self.status = QLabel()
         layout.addWidget(self.status)
 
     def retranslate(self) -> None:
-        self.title.setText(self.tr("Live monitor"))
+        self.title.setText(self.tr("Live monitor: this computer"))
+        self.cpu_caption.setText(self.tr("Utilisation of each logical CPU since the last sample "
+                                         "(bar height 0–100 %; hover for the figures)"))
+        self.overlay.setText(self.tr("Overlay every device on the plots"))
+        self.tabs.setTabText(0, self.tr("Sensors"))
+        self.tabs.setTabText(1, self.tr("Processes"))
+        self.sensors.setHorizontalHeaderLabels([self.tr("Sensor"), self.tr("Reading"), self.tr("Chip")])
+        self.processes.setHorizontalHeaderLabels([self.tr("Process"), self.tr("PID"), self.tr("Device"),
+                                                  self.tr("Device memory"), self.tr("Engine use")])
+        self._source_text()
         self.pause_button.setText(self.tr("Resume") if self.paused else self.tr("Pause"))
         self.interval_label.setText(self.tr("Interval (s)"))
         self.export_button.setText(self.tr("Export samples"))
         self.table.setHorizontalHeaderLabels([self.tr("Device"), self.tr("Utilisation %"), self.tr("Memory"),
                                               self.tr("Temp °C"), self.tr("Power W"), self.tr("Clock MHz"),
                                               self.tr("History")])
-        if self._plots is not None:
-            titles = self._plot_titles()
-            for field, (plot, _, _) in self._plots.items():
-                plot.setTitle(titles[field])
+        self._plot_titles_apply()
         if self._last is not None:           # the CPU row's label
             self._rows = {}
             self._drawn = False
@@ -345,12 +428,28 @@ class MonitorView(QWidget):
                 self._draw()
 
     def render(self, state) -> None:
-        """The report names the devices (rows are keyed by PCI address)."""
-        report = getattr(state, "report", None)
+        """This computer's report names the devices (rows are keyed by PCI address); another
+        machine's report does not name this computer's devices."""
+        report = getattr(state, "report", None) if getattr(state, "live", True) else None
         names = {d.address: d.name for d in (report.devices if report is not None else []) if d.address and d.name}
-        if names != self._names:
-            self._names = names
+        lang = l10n.lang_code(getattr(state, "lang", "en"))
+        if names != self._names or lang != self._lang:
+            self._names, self._lang = names, lang
             self._rows = {}                  # relabel on the next sample
+
+    def set_source(self, source) -> None:
+        """The window shows ``source``: when it is not this computer, say that this page is."""
+        self._source = source
+        self._source_text()
+
+    def _source_text(self) -> None:
+        source = self._source
+        other = source is not None and not source.is_live
+        self.source_note.setVisible(other)
+        if other:
+            self.source_note.setText(self.tr(
+                "The window shows {machine}. A saved report or a recorded machine has no live readings: "
+                "this page shows the computer accelgui runs on.").format(machine=source.name))
 
     # == sampling ======================================================================
     def showEvent(self, event) -> None:
@@ -445,6 +544,7 @@ class MonitorView(QWidget):
             if new:
                 self._sparks[r["id"]].push(r["util_pct"])
         self.cpu_bars.set_values(sample["cpu"]["per_cpu_util_pct"])
+        self._draw_tables()
         # the plots are painted in a later turn than the rows: two short paints, not one long
         # one (on a busy machine, during a benchmark, one paint of the whole page took ~40 ms)
         self._plots_due.start(PLOTS_AFTER_MS)
@@ -454,10 +554,16 @@ class MonitorView(QWidget):
         self._rows = {r["id"]: i for i, r in enumerate(rows)}
         old = self._sparks
         self._sparks = {}
+        self._labels = {}
+        logical = len(sample["cpu"]["per_cpu_util_pct"])
         for i, r in enumerate(rows):
-            label = self._names.get(r.get("address"), r["name"]) if r["id"] not in ("cpu", "memory") else (
-                self.tr("CPU ({n} logical)").format(n=len(sample["cpu"]["per_cpu_util_pct"]))
-                if r["id"] == "cpu" else self.tr("Memory"))
+            if r["id"] == "cpu":
+                label = self.tr("CPU ({n} logical)").format(n=logical) if logical else self.tr("CPU")
+            elif r["id"] == "memory":
+                label = self.tr("Memory")
+            else:
+                label = device_label(r, self._names, self._lang)
+            self._labels[r["id"]] = label
             if r.get("address") and r["address"] not in label:
                 label += f"  [{r['address']}]"
             item = QTableWidgetItem(label)
@@ -496,53 +602,124 @@ class MonitorView(QWidget):
 
         widget = pg.GraphicsLayoutWidget()
         widget.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        text = self.palette().color(QPalette.ColorRole.Text)
         self._plots = {}
         for i, (field, unit) in enumerate(PLOTS):
             plot = widget.addPlot(row=i // 2, col=i % 2)
-            plot.setTitle(self._plot_titles()[field])
             plot.setLabel("left", unit)
-            plot.setLabel("bottom", "s")
+            plot.setLabel("bottom", self.tr("seconds ago"))
             plot.setXRange(-WINDOW_S, 0, padding=0)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMouseEnabled(x=False, y=False)
+            plot.getViewBox().disableAutoRange()         # fixed ranges: 0 to the device's scale
+            plot.setYRange(0, DEFAULT_TOP[field], padding=0.02)
             for axis in plot.axes.values():      # repainting the axes was most of a frame: cache them
                 axis["item"].setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            curve = plot.plot([], [], pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=2))
-            if field == "util_pct":                 # a percentage: always the whole scale
-                plot.getViewBox().setLimits(yMin=-2, yMax=102)
-                plot.setYRange(0, 100, padding=0.02)
-                plot.getViewBox().disableAutoRange()
-            marks = stage_marks_class(pg)(pg.mkPen(self.palette().color(QPalette.ColorRole.Text),
-                                                   style=Qt.PenStyle.DashLine),
-                                          self.palette().color(QPalette.ColorRole.Text))
-            plot.addItem(marks, ignoreBounds=True)  # the marks never widen the autorange
-            self._plots[field] = (plot, curve, marks)
-        self.plot_box.layout().addWidget(widget)
-        self._np = np
+            legend = plot.addLegend(offset=(-4, 4), labelTextColor=text)
+            note = pg.TextItem("", color=text, anchor=(0.5, 0.5))
+            plot.addItem(note, ignoreBounds=True)
+            marks = stage_marks_class(pg)(pg.mkPen(text, style=Qt.PenStyle.DashLine), text)
+            plot.addItem(marks, ignoreBounds=True)  # the marks never widen the range
+            self._plots[field] = {"plot": plot, "curves": {}, "marks": marks, "legend": legend, "note": note}
+        self.plot_box.layout().addWidget(widget, 1)
+        self.plot_widget = widget
+        self._np, self._pg = np, pg
+        self._plot_titles_apply()
 
     def _plot_titles(self) -> dict:
         return {"util_pct": self.tr("Utilisation"), "temp_c": self.tr("Temperature"),
                 "power_w": self.tr("Power"), "clock_mhz": self.tr("Clock")}
 
+    def _shown_rows(self) -> list[str]:
+        """The rows on the plots: the selected one, or every device and the CPU when overlaid."""
+        if self.overlay.isChecked():
+            return [rid for rid in self._rows if rid != "memory"]
+        return [self._selected]
+
+    def _plot_titles_apply(self) -> None:
+        if self._plots is None:
+            return
+        shown = self._shown_rows()
+        who = self.tr("every device") if len(shown) > 1 else self._labels.get(shown[0], "") if shown else ""
+        for field, title in self._plot_titles().items():
+            self._plots[field]["plot"].setTitle(f"{title}: {who}" if who else title)
+
+    def _curve(self, entry: dict, rid: str, n: int):
+        curve = entry["curves"].get(rid)
+        if curve is None:
+            colour = COLOURS[n % len(COLOURS)]
+            curve = entry["plot"].plot([], [], pen=self._pg.mkPen(colour, width=2))
+            entry["curves"][rid] = curve
+        return curve
+
     def _update_plots(self) -> None:
-        """The selected row's last WINDOW_S on the plots, and the stage marks in that window:
-        numpy views of the ring buffers, one setData per plot."""
+        """The shown rows' last WINDOW_S on the plots, each named in the legend, on fixed
+        ranges, and the stage marks in that window: numpy views of the ring buffers."""
         now = self._series.last_t
         if self._plots is None or not self.isVisible() or now is None:
             return
         np = self._np
-        times, columns = self._series.window(self._selected, now - WINDOW_S)
-        x = np.frombuffer(times, dtype=float) - now
+        shown = self._shown_rows()
         with self.history.lock:
             marks = [(m["start_mono_s"] - now, m["name"]) for m in self.history.marks
                      if m["start_mono_s"] >= now - WINDOW_S]
-        for (field, _), column in zip(PLOTS, columns):
-            plot, curve, stage_marks = self._plots[field]
-            y = np.frombuffer(column, dtype=float)
-            known = np.isfinite(y)
-            curve.setData(x[known], y[known])
-            stage_marks.set_marks(marks)
+        data = {rid: self._series.window(rid, now - WINDOW_S) for rid in shown}
+        limits = [r.get("power_limit_w") for r in (self._last[1] if self._last else [])
+                  if r["id"] in shown and r.get("power_limit_w")]
+        self._plot_titles_apply()
+        for k, (field, _) in enumerate(PLOTS):
+            entry = self._plots[field]
+            for rid in list(entry["curves"]):
+                if rid not in shown:                     # another row selected: its curve goes
+                    entry["plot"].removeItem(entry["curves"].pop(rid))
+            entry["legend"].clear()
+            values = []
+            for n, rid in enumerate(shown):
+                times, columns = data[rid]
+                x = np.frombuffer(times, dtype=float) - now
+                y = np.frombuffer(columns[k], dtype=float)
+                known = np.isfinite(y)
+                curve = self._curve(entry, rid, n)
+                curve.setData(x[known], y[known])
+                if known.any():
+                    values.append(float(y[known].max()))
+                    entry["legend"].addItem(curve, self._labels.get(rid, rid))
+            top = _y_top(field, values, limits if field == "power_w" else [])
+            entry["plot"].setYRange(0, top, padding=0.02)
+            entry["note"].setText("" if values else (self.tr("Not reported by this device") if len(shown) == 1
+                                                     else self.tr("Not reported by these devices")))
+            entry["note"].setPos(-WINDOW_S / 2, top / 2)
+            entry["marks"].set_marks(marks)
+
+    def _draw_tables(self) -> None:
+        """The open tab: every temperature and fan sensor, or the processes using a device."""
+        if self._last is None or not self.tabs.isVisible():
+            return
+        sample = self._last[0]
+        if self.tabs.currentIndex() == 0:
+            cpu = sample["cpu"]
+            rows = [(t.get("label") or t.get("chip") or "?", _num(t.get("temp_c"), 1) + " °C", t.get("chip") or "")
+                    for t in cpu.get("temps") or []]
+            rows += [(f.get("label") or f.get("chip") or "?", _num(f.get("rpm")) + " rpm", f.get("chip") or "")
+                     for f in cpu.get("fans") or []]
+            _fill(self.sensors, rows, self.tr("No temperature or fan sensor is reported on this computer."))
+            return
+        found = []
+        for dev in sample["devices"]:
+            label = device_label(dev, self._names, self._lang)
+            for proc in dev.get("processes") or []:
+                engines = sorted((proc.get("engines_pct") or {}).items())
+                memory = proc.get("memory_bytes")
+                found.append((memory or 0, (str(proc.get("name") or "?"), str(proc.get("pid", "")), label,
+                                            "–" if memory is None else f"{memory / 2 ** 20:.0f} MiB",
+                                            ", ".join(f"{e} {pct:.0f} %" for e, pct in engines if pct is not None)
+                                            or "–")))
+        found.sort(key=lambda item: -item[0])               # the biggest users first
+        rows = [row for _, row in found[:MAX_PROCESS_ROWS]]
+        _fill(self.processes, rows,
+              self.tr("No process is using an accelerator now (or this user may not see them)."))
 
     # == benchmark ties =================================================================
     def bench_started(self) -> None:
@@ -586,6 +763,24 @@ class MonitorView(QWidget):
             self.status.setText(str(exc))
             return
         self.status.setText(self.tr("Saved {path}").format(path=path))
+
+
+def _fill(table: QTableWidget, rows: list[tuple], empty: str) -> None:
+    """Rows into a read-only table; one spanning row saying ``empty`` when there are none."""
+    if not rows:
+        table.setRowCount(1)
+        table.setSpan(0, 0, 1, table.columnCount())
+        table.setItem(0, 0, QTableWidgetItem(empty))
+        return
+    table.clearSpans()
+    table.setRowCount(len(rows))
+    for i, row in enumerate(rows):
+        for j, text in enumerate(row):
+            item = table.item(i, j)
+            if item is None:
+                table.setItem(i, j, QTableWidgetItem(text))
+            elif item.text() != text:
+                item.setText(text)
 
 
 def _num(value, digits: int = 0) -> str:
