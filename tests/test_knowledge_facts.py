@@ -271,10 +271,10 @@ def test_file_check(tmp_path):
 def test_verified_evidence_is_stored_with_progress_and_undo_forgets_it():
     kb = load_knowledge()
     res = verify.verify_step("cpu.numpy-vectorise", kb=kb, report={})
-    assert res["status"] == "verified", res
+    assert res["status"] == "ready", res         # an environment check: ready to start, not done
     stored = progress.load_verified()["cpu.numpy-vectorise"]
     assert stored["versions"]["numpy"] and "allclose True" in stored["excerpt"] and stored["date"]
-    assert "cpu.numpy-vectorise" in progress.load_done()
+    assert stored["proves"] == "environment" and "cpu.numpy-vectorise" not in progress.load_done()
     progress.mark_done("cpu.know-your-cpu")        # ticking keeps the evidence of others
     assert "cpu.numpy-vectorise" in progress.load_verified()
     progress.unmark("cpu.numpy-vectorise")
@@ -294,8 +294,8 @@ def test_cli_verify_cpu_first_steps_and_a_gpu_step(tmp_path):
         args.append("--allow-root")
     proc = _cli(*args, env=env)
     results = {r["step"]: r for r in json.loads(proc.stdout)["results"]}
-    assert results["cpu.know-your-cpu"]["status"] == "verified"
-    assert results["cpu.numpy-vectorise"]["status"] == "verified"
+    assert results["cpu.know-your-cpu"]["status"] == "ready"          # environment checks:
+    assert results["cpu.numpy-vectorise"]["status"] == "ready"        # ready to start, not done
     has_gpu = any(d.get("kind") == "gpu" for d in json.loads(_cli("--probe", "--no-advice", env=env).stdout)["devices"])
     if not has_gpu:
         assert results["gpu.setup-check"]["status"] == "needs-hardware"
@@ -303,7 +303,7 @@ def test_cli_verify_cpu_first_steps_and_a_gpu_step(tmp_path):
     saved = json.loads((tmp_path / "d" / "progress.json").read_text(encoding="utf-8"))
     assert set(saved["verified"]) >= {"cpu.know-your-cpu", "cpu.numpy-vectorise"}
     routes = _cli("--routes", env=env).stdout
-    assert "[v] " in routes and "[cpu.numpy-vectorise]" in routes
+    assert "[r] " in routes and "[cpu.numpy-vectorise]" in routes and "[d] " not in routes
 
 
 # --------------------------------------------------------------------------- coverage and wording
