@@ -49,13 +49,15 @@ class Source:
 
 def _readable(value) -> str | None:
     """``value`` as a short name, or None: empty, a redaction mark ("<redacted>", "<host>")
-    and control characters do not name a machine."""
+    and control characters or terminal escapes do not name a machine."""
     if not isinstance(value, str):
         return None
-    text = "".join(ch for ch in value if ch.isprintable()).strip()
+    from accelgui.export.sanitize import clean   # escape sequences, bidi overrides, the cut
+
+    text = clean(value, limit=NAME_MAX).strip()
     if not text or (text.startswith("<") and text.endswith(">")):
         return None
-    return text if len(text) <= NAME_MAX else text[:NAME_MAX - 1] + "…"
+    return text
 
 
 def machine_name(report) -> str | None:

@@ -208,7 +208,10 @@ def test_benchmark_progress_then_results_in_every_view(qtbot):
     assert not window.act_cancel.isEnabled()
     assert "last benchmark just now" in window.status_text()
     window.render_page("benchmarks")
-    assert len(wait_for_plots(qtbot, window.benchmarks)) == 1  # the roofline
+    assert len(wait_for_plots(qtbot, window.benchmarks)) == 2  # the roofline, the history
+    from accelgui import history
+
+    qtbot.waitUntil(lambda: len(history.runs(history.machine_key(window.live_report.to_dict()))) == 1)
     shown = texts(window.benchmarks)
     assert "No cache sweep in these results" in shown
     assert "21.5 GB/s measured (no theoretical peak known)" in shown
@@ -231,7 +234,7 @@ def test_plots_are_made_in_the_background_before_the_window_is_idle(qtbot):
     window._preload_plotting()
     qtbot.waitUntil(lambda: window.idle, timeout=30000)
     plots = window.benchmarks._plots
-    assert set(plots) == {"cache", "roofline", "bars"}
+    assert set(plots) == {"cache", "roofline", "bars", "history"}
     assert plots["cache"].getPlotItem().getViewBox().menu is None     # no menu built (none shown)
     assert all(frame.isHidden() for frame in window.benchmarks._frames.values())
 
@@ -491,7 +494,8 @@ def test_open_a_saved_report_and_go_back_to_this_machine(qtbot, tmp_path):
     overview = texts(show(window, "overview"))
     assert "Report from lab-laptop-07" in overview and "Opened report: other.json" in overview
     assert "NVIDIA GeForce RTX 4070 Laptop GPU" in overview
-    assert "other.json" in window.windowTitle()
+    assert window.windowTitle() == "Report: lab-laptop-07"        # the machine, not the file
+    assert window.source_label.text() == window.windowTitle()
     assert "showing other.json" in window.status_text()
     window.show_live()
     assert "No accelerator found" in texts(show(window, "overview"))
@@ -793,7 +797,7 @@ def test_real_benchmark_child_in_test_mode_fills_the_plots(qtbot, tmp_path, monk
     assert bench["cpu"]["stream"]["triad_gbps"] > 0
     assert "stream" in stages
     window.render_page("benchmarks")
-    assert len(wait_for_plots(qtbot, window.benchmarks)) == 3
+    assert len(wait_for_plots(qtbot, window.benchmarks)) == 4    # with the history of this run
 
 
 def test_dark_theme_gives_a_dark_palette_and_readable_badges(qtbot, qapp):
@@ -1320,3 +1324,94 @@ def test_overview_says_what_runs_at_a_usable_speed_and_what_merely_fits(qtbot):
     assert "Runs at a usable speed (5+ tokens/s)" in shown and "Largest that fits" in shown
     assert "(once its driver is installed)" in shown
     assert shown.count("tokens/s (specification)") >= 2      # the card and the CPU
+
+
+# -- which machine is shown; replacing it asks first -----------------------------------------------
+
+def test_replacing_an_opened_report_asks_first_and_views_hear_the_source(qtbot, tmp_path):
+    window = make_window(qtbot, cpu_only_report())
+    heard = []
+    window.overview.set_source = heard.append            # any view with set_source hears it
+    window.open_report_file(_write_report(tmp_path / "other.json", built_rich_report()))
+    qtbot.waitUntil(lambda: not window.showing_live, timeout=20000)
+    assert heard[-1].kind == "report" and heard[-1].name == "lab-laptop-07" and not heard[-1].is_live
+    asked = []
+    window.confirm_replace = lambda: asked.append(1) or False     # "No"
+    window.benchmark_command = lambda mode: fake_child_argv("ok")
+    window.act_quick.trigger()                                     # Ctrl+B
+    window.show_live_and_reprobe()                                 # F5
+    assert asked == [1, 1] and not window.showing_live and not window.bench.is_running()
+    assert window.windowTitle() == "Report: lab-laptop-07"
+    window.confirm_replace = lambda: True                          # "Yes": this computer
+    with qtbot.waitSignal(window.bench.finished, timeout=20000):
+        window.act_quick.trigger()
+    assert window.showing_live and heard[-1].is_live and window.source_label.text().startswith("This computer")
+
+
+def test_the_toolbar_button_runs_what_ran_last(qtbot):
+    window = make_window(qtbot, cpu_only_report())
+    window.benchmark_command = lambda mode: fake_child_argv("ok")
+    with qtbot.waitSignal(window.bench.finished, timeout=20000):
+        window.run_benchmark("full")
+    assert window.bench_button.defaultAction() is window.act_full
+    assert window.bench_button.text() == window.act_full.text().replace("&", "")
+    with qtbot.waitSignal(window.bench.finished, timeout=20000):
+        window.run_benchmark("quick")
+    assert window.bench_button.defaultAction() is window.act_quick
+
+
+def test_the_opening_message_ends_when_the_report_is_open_or_failed(qtbot, tmp_path):
+    window = make_window(qtbot, cpu_only_report())
+    path = _write_report(tmp_path / "other.json", built_rich_report())
+    window.open_report_file(path)
+    assert window.statusBar().currentMessage().startswith("Opening ")
+    qtbot.waitUntil(lambda: not window.showing_live, timeout=20000)
+    assert window.statusBar().currentMessage() == "" and window.state.opening is None
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    window.open_report_file(str(bad))
+    qtbot.waitUntil(lambda: window.notice.isVisible(), timeout=20000)
+    assert window.statusBar().currentMessage() == "" and window.state.opening is None
+
+
+def test_the_window_is_never_larger_than_the_screen(qtbot):
+    from PySide6.QtGui import QGuiApplication
+
+    free = QGuiApplication.primaryScreen().availableGeometry()      # offscreen: 800x600
+    window = make_window(qtbot)
+    assert window.width() <= free.width() and window.height() <= free.height()
+    assert window.minimumWidth() <= free.width() and window.minimumHeight() <= free.height()
+
+
+def test_a_scale_factor_of_two_opens_a_window_that_fits(tmp_path):
+    code = ("import sys\n"
+            "from accelgui.gui.app import create_app\n"
+            "app = create_app([])\n"
+            "from accelgui.gui.main_window import MainWindow, AppOptions\n"
+            "w = MainWindow(AppOptions(probe=False)); w.show(); app.processEvents()\n"
+            "free = w.screen().availableGeometry()\n"
+            "print(w.width() <= free.width(), w.height() <= free.height(), w.width() < 1280)\n")
+    env = dict(os.environ, QT_SCALE_FACTOR="2", QT_QPA_PLATFORM="offscreen",
+               ACCELGUI_CONFIG_DIR=str(tmp_path), ACCELGUI_DATA_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "True"]
+
+
+def test_a_live_session_starts_with_the_last_stored_benchmark(qtbot, monkeypatch):
+    from accelgui import history
+    from accelgui.gui import main_window
+
+    probed = cpu_only_report()
+    section = built_rich_report().benchmarks
+    history.record(probed.to_dict(), section, when="2026-11-30T10:00:00+00:00")
+    monkeypatch.setattr(main_window, "probe_machine", lambda sysroot, timeout: probed)
+    report, stored = main_window._probe_job("/", 5.0)
+    assert report is probed and stored["cpu"] == history.latest(history.machine_key(probed.to_dict()))["cpu"]
+    assert any(n.get("id") == "figures.notice.from_history" for n in stored["notices"] if isinstance(n, dict))
+    assert main_window._probe_job("/srv/tree", 5.0)[1] is None       # a recorded tree: never
+    window = make_window(qtbot)
+    window.options.probe = True
+    window.probe()
+    qtbot.waitUntil(lambda: window.live_report is not None and bool(window.live_report.benchmarks), timeout=20000)
+    assert window.state.history_entry is not None and "no benchmark yet" not in window.status_text()

@@ -1,7 +1,9 @@
-"""The main window: sidebar, pages, toolbar, status bar; owns the workers and the state.
+"""The main window: sidebar, pages, toolbar, status bar; runs the workers.
 
-State flows one way: workers produce Reports, the window keeps the current one and hands an
-immutable :class:`ViewState` to the views, which only draw it.
+State flows one way: workers produce Reports, the window passes them to its Qt-free
+application state (:class:`accelgui.appstate.AppState`: which report is shown and from which
+machine, the run states) and hands an immutable :class:`ViewState` to the views, which only
+draw it. Views that act on this computer get the shown machine through ``set_source``.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal, qVersion
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel,
                                QListWidget, QListWidgetItem, QMainWindow, QMenu, QMessageBox,
                                QProgressBar, QSizePolicy, QStackedWidget, QStyle, QToolBar,
                                QToolButton, QVBoxLayout, QWidget)
 
 from accelgui import __version__
+from accelgui.appstate import AppState
 from accelgui.gui import i18n, settings
 from accelgui.gui.export_dialog import FORMATS as EXPORT_FORMATS
 from accelgui.gui.export_dialog import ExportDialog
@@ -51,6 +54,40 @@ class AppOptions:
     lang: str = "en"
     probe: bool = True          # probe this machine at start (False: wait, e.g. in tests)
     monitor_sampler: object = None  # tests: callable() -> a monitor Sampler (fake tree, fake NVML)
+
+
+class _StateField:
+    """An attribute of the window kept in its application state (accelgui.appstate)."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, window, owner=None):
+        return self if window is None else getattr(window.state, self.name)
+
+    def __set__(self, window, value) -> None:
+        setattr(window.state, self.name, value)
+
+
+def _probe_job(sysroot: str, timeout: float):
+    """Worker job: (the probed report, the newest benchmark section stored for this computer
+    or None). The history is read for the computer the app runs on only, never a recorded tree."""
+    report = probe_machine(sysroot, timeout)
+    if sysroot not in ("", "/") or report.benchmarks:
+        return report, None
+    try:
+        from accelgui import history
+
+        return report, history.latest(history.machine_key(report.to_dict()))
+    except (OSError, ValueError):      # an unreadable history costs the figure, not the report
+        return report, None
+
+
+def _record_job(report, benchmarks: dict):
+    """Worker job: keep a finished run in this computer's benchmark history."""
+    from accelgui import history
+
+    return history.record(report.to_dict(), benchmarks)
 
 
 def _dist_version(name: str) -> str | None:
@@ -122,28 +159,29 @@ class Notice(QFrame):
 
 class MainWindow(QMainWindow):
     report_changed = Signal()
+    live_report = _StateField()
+    opened_report = _StateField()
+    opened_path = _StateField()
+    showing_live = _StateField()
+    kb = _StateField()
+    done = _StateField()
+    busy = _StateField()
+    probe_error = _StateField()
+    advice_error = _StateField()
+    benchmark_at = _StateField()
 
     def __init__(self, options: AppOptions | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.options = options or AppOptions()
         self.ui_lang = i18n.normalize(self.options.lang)
-        self.live_report = None
-        self.opened_report = None
-        self.opened_path: str | None = None
-        self.showing_live = True
-        self.kb = None
-        self.done: frozenset = frozenset()
-        self.busy: str | None = None
-        self.probe_error: str | None = None
-        self.advice_error: str | None = None
-        self.benchmark_at: float | None = None
+        self.state = AppState(sysroot=self.options.sysroot, lang=i18n.knowledge_lang(self.ui_lang))
         self.benchmark_command = None          # tests: callable(mode) -> argv of a fake child
+        #: asked before an opened report is replaced by this computer (tests replace it)
+        self.confirm_replace = self._ask_replace
         self._tasks: set[Task] = set()
-        self._probe_gen = 0
-        self._advise_gen = {"live": 0, "opened": 0}
         self._dirty: set[str] = set(PAGES)
         self._closing = False
-        self._pending_benchmarks: dict | None = None
+        self._shown_source = None
         self._advise_after_plots = False
         self._preload_started = False
         self._preload_done = False      # pyqtgraph imported and the plots made (or given up)
@@ -151,10 +189,10 @@ class MainWindow(QMainWindow):
 
         self.setObjectName("main")
         self.resize(1280, 800)
-        self.setMinimumSize(QSize(800, 560))
         geometry = settings.settings().value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+        self.fit_to_screen()
         self.bench = BenchmarkProcess(self)
         self._build_views()
         self._build_actions()
@@ -167,6 +205,20 @@ class MainWindow(QMainWindow):
         self._clock.setInterval(30_000)
         self._clock.timeout.connect(self._update_status)
         self._clock.start()
+
+    def fit_to_screen(self) -> None:
+        """Never larger than the screen's free area (a scale factor of 2 makes 1280x800 twice
+        the size of a laptop screen): the size, the minimum size and the position are clamped."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        self.setMinimumSize(QSize(min(800, free.width()), min(560, free.height())))
+        width, height = min(self.width(), free.width()), min(self.height(), free.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        if not free.contains(self.frameGeometry().topLeft()):
+            self.move(free.topLeft())
 
     # == building ======================================================================
     def _build_views(self) -> None:
@@ -207,6 +259,12 @@ class MainWindow(QMainWindow):
         notice_box = QWidget()
         nb = QVBoxLayout(notice_box)
         nb.setContentsMargins(16, 8, 16, 0)
+        # which machine the pages show ("This computer", "Report: gpu-node-3", "Recorded: …")
+        self.source_label = QLabel()
+        self.source_label.setObjectName("sourceLabel")
+        self.source_label.setTextFormat(Qt.TextFormat.PlainText)   # a report's hostname is data
+        self.source_label.setStyleSheet("QLabel#sourceLabel { font-weight: 600; }")
+        nb.addWidget(self.source_label)
         nb.addWidget(self.notice)
         notice_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         right.addWidget(notice_box)
@@ -216,7 +274,7 @@ class MainWindow(QMainWindow):
         self.benchmarks = BenchmarksView()
         self.routes = RoutesView()
         self.reports = CompareView()
-        self.monitor = MonitorView(self.options.monitor_sampler, sysroot=self.options.sysroot)
+        self.monitor = MonitorView(self.options.monitor_sampler)
         self.reference = ReferenceView()
         self.fleet = FleetView()
         self.hardware.redact_choice = lambda: self.redact_shared
@@ -415,6 +473,7 @@ class MainWindow(QMainWindow):
             self.notice.show_message(self.tr("The translation for {lang} could not be loaded.")
                                      .format(lang=lang), error=True)
         self.ui_lang = lang
+        self.state.set_language(i18n.knowledge_lang(lang))
         settings.remember("ui/language", lang)
         self.act_lang[lang].setChecked(True)
         self._dirty = set(PAGES)
@@ -489,13 +548,18 @@ class MainWindow(QMainWindow):
         return self.recorded() or (report is not None and report.sysroot not in (None, "", "/"))
 
     def _update_title(self) -> None:
+        """The title and the label above the pages name the machine shown; views that act on
+        this computer hear of a change through ``set_source``."""
         # Qt adds the application display name ("… — accelgui"): the title names the machine only
-        report = self.report
-        if self.showing_live and not self._shows_recorded() and report is not None and report.platform.hostname:
-            where = report.platform.hostname
-        else:
-            where = self.machine_label()
-        self.setWindowTitle(where)
+        title = self.state.title()
+        self.setWindowTitle(title)
+        self.source_label.setText(title)
+        source = self.state.source
+        if source != self._shown_source:
+            self._shown_source = source
+            for view in self.views.values():
+                if hasattr(view, "set_source"):
+                    view.set_source(source)
 
     def status_text(self) -> str:
         report = self.report
@@ -587,14 +651,9 @@ class MainWindow(QMainWindow):
 
     def _load_knowledge(self) -> None:
         def loaded(result):
-            kb, done = result
             # the advisor may have brought both already: redrawing the page for nothing new
             # held the loop for ~100 ms (the overview is rebuilt whole)
-            changed = (self.kb is None and kb is not None) or frozenset(done) != self.done
-            if self.kb is None:
-                self.kb = kb
-            self.done = frozenset(done)
-            if changed:
+            if self.state.knowledge_loaded(*result):
                 self.refresh()
 
         def failed(message):
@@ -604,33 +663,22 @@ class MainWindow(QMainWindow):
         self._run_task(load_knowledge_base, self.options.knowledge, done=loaded, failed=failed)
 
     def probe(self) -> None:
-        self._probe_gen += 1
-        gen = self._probe_gen
-        self.busy = "probing"
-        self.probe_error = None
+        gen = self.state.probe_started()
         self.refresh()
 
-        def probed(report):
-            if gen != self._probe_gen:
+        def probed(result):
+            report, stored = result
+            if not self.state.probed(gen, report):
                 return
-            if self._pending_benchmarks is not None:
-                report = report.replace(benchmarks=self._pending_benchmarks)
-                self._pending_benchmarks = None
-            elif self.live_report is not None and self.live_report.benchmarks and not report.benchmarks:
-                report = report.replace(benchmarks=self.live_report.benchmarks)
-            self.live_report = report
-            self.busy = "advising"
+            self.state.attach_history(stored)     # a restart keeps the last measured figures
             self.refresh()
             self.advise("live")
 
         def failed(message):
-            if gen != self._probe_gen:
-                return
-            self.busy = None
-            self.probe_error = self.tr("Probing this machine failed: {error}").format(error=message)
+            self.state.probe_failed(gen, self.tr("Probing this machine failed: {error}").format(error=message))
             self.refresh()
 
-        self._run_task(probe_machine, self.options.sysroot, self.options.timeout, done=probed,
+        self._run_task(_probe_job, self.options.sysroot, self.options.timeout, done=probed,
                        failed=failed)
 
     def advise(self, which: str | None = None) -> None:
@@ -642,33 +690,17 @@ class MainWindow(QMainWindow):
         report = self.live_report if which == "live" else self.opened_report
         if report is None:
             return
-        self._advise_gen[which] += 1
-        gen = self._advise_gen[which]
-        if which == "live":
-            self.busy = "advising"
+        gen = self.state.advise_started(which)
         self._update_status()
 
         def advised(result):
-            if gen != self._advise_gen[which]:
-                return
             new_report, kb, done, error = result
-            if which == "live":
-                self.live_report = new_report
-                self.busy = None
-            else:
-                self.opened_report = new_report
-            self.kb = kb if kb is not None else self.kb
-            self.done = done
-            self.advice_error = error
-            self.refresh()
-            QTimer.singleShot(300, self, self._preload_plotting)
+            if self.state.advised(which, gen, new_report, kb, done, error):
+                self.refresh()
+                QTimer.singleShot(300, self, self._preload_plotting)
 
         def failed(message):
-            if gen != self._advise_gen[which]:
-                return
-            if which == "live":
-                self.busy = None
-            self.advice_error = message
+            self.state.advise_failed(which, gen, message)
             self.refresh()
 
         self._run_task(_advise_job, report, self.options.knowledge, self.knowledge_lang(),
@@ -687,13 +719,13 @@ class MainWindow(QMainWindow):
 
     def open_report_file(self, path: str) -> None:
         """Load a saved report in a worker, then show it in every view."""
-        self.statusBar().showMessage(self.tr("Opening {path}…").format(path=path), 3000)
+        self.state.opening_started(path)
+        self.statusBar().showMessage(self.tr("Opening {path}…").format(path=path))
         lang = self.knowledge_lang()
 
         def opened(report):
-            self.opened_report = report
-            self.opened_path = os.path.abspath(path)
-            self.showing_live = False
+            self.state.report_opened(path, report)
+            self.statusBar().clearMessage()       # "Opening …" ends when it is open
             self.notice.hide()
             self.routes.show_list()
             self.refresh()
@@ -701,6 +733,8 @@ class MainWindow(QMainWindow):
                 self.advise("opened")
 
         def failed(message):
+            self.state.opening_failed(path)
+            self.statusBar().clearMessage()
             self.notice.show_message(self.tr("Could not open {path}: {error}").format(
                 path=path, error=message), error=True)
 
@@ -708,7 +742,7 @@ class MainWindow(QMainWindow):
                        done=opened, failed=failed)
 
     def show_live(self) -> None:
-        self.showing_live = True
+        self.state.show_live()
         self.routes.show_list()
         if self.live_report is None and self.busy != "probing":
             self.probe()
@@ -716,8 +750,20 @@ class MainWindow(QMainWindow):
             self.refresh()
 
     def show_live_and_reprobe(self) -> None:
-        self.showing_live = True
+        """F5: probe this computer again (an opened report on screen is replaced: asked first)."""
+        if self.state.replacing_needs_consent() and not self.confirm_replace():
+            return
+        self.state.show_live()
         self.probe()
+
+    def _ask_replace(self) -> bool:
+        """Whether the person agrees to replace the opened report on screen by this computer."""
+        answer = QMessageBox.question(
+            self, self.tr("Show this computer?"),
+            self.tr("The window shows {machine}. Show this computer instead? The report stays "
+                    "open under Reports.").format(machine=self.state.source.title(self.knowledge_lang())),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     # == progress =========================================================================
     def _step_verified(self, step_id: str) -> None:
@@ -776,7 +822,11 @@ class MainWindow(QMainWindow):
             self.notice.show_message(refusal, error=True)
             return
         if not self.showing_live:
+            if self.state.replacing_needs_consent() and not self.confirm_replace():
+                return
             self.show_live()
+        # the toolbar's button runs what was run last (its menu has both)
+        self.bench_button.setDefaultAction(self.act_full if mode == "full" else self.act_quick)
         argv = self.benchmark_command(mode) if self.benchmark_command else None
         self.show_page("benchmarks")
         self.bench.start(mode, argv)
@@ -788,6 +838,7 @@ class MainWindow(QMainWindow):
 
     def _bench_running(self, running: bool) -> None:
         if running:
+            self.state.benchmark_started(self.bench.mode if self.bench.mode in ("quick", "full") else "quick")
             self.monitor.bench_started()
         self.act_quick.setEnabled(not running and not self.recorded())
         self.act_full.setEnabled(not running and not self.recorded())
@@ -807,11 +858,12 @@ class MainWindow(QMainWindow):
         telemetry = self.monitor.bench_finished()
         if telemetry is not None and "telemetry" not in benchmarks:
             benchmarks = dict(benchmarks, telemetry=telemetry)
-        self.benchmark_at = time.time()
         self.statusBar().clearMessage()
         self.benchmarks.show_finished()
-        if self.live_report is not None:
-            self.live_report = self.live_report.replace(benchmarks=benchmarks)
+        if self.state.benchmark_finished(benchmarks, time.time()):
+            self._run_task(_record_job, self.live_report, benchmarks,
+                           failed=lambda message: self.notice.show_message(self.tr(
+                               "The benchmark history was not updated: {error}").format(error=message), error=True))
             self.refresh()
             # measured figures feed the advisor and the estimates; run it once the plots are
             # drawn, so that its thread does not compete with them for the interpreter
@@ -819,8 +871,6 @@ class MainWindow(QMainWindow):
                 self._advise_after_plots = True
             else:
                 self.advise("live")
-        else:
-            self._pending_benchmarks = benchmarks
 
     def _plots_ready(self) -> None:
         if self._advise_after_plots:
@@ -828,11 +878,13 @@ class MainWindow(QMainWindow):
             self.advise("live")
 
     def _bench_failed(self, message: str) -> None:
+        self.state.benchmark_stopped()
         self.monitor.bench_finished()
         self.statusBar().showMessage(self.tr("The benchmark failed."), 5000)
         self.benchmarks.show_error(message)
 
     def _bench_cancelled(self) -> None:
+        self.state.benchmark_stopped()
         self.monitor.bench_finished()
         self.statusBar().showMessage(self.tr("Benchmark cancelled."), 3000)
         self.benchmarks.show_cancelled()
