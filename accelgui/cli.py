@@ -291,6 +291,21 @@ def cmd_exercise(args) -> int:
         raise UsageError(str(exc.args[0])) from None
 
 
+def cmd_links(args) -> int:
+    """``--links [WHICH]``: the knowledge base's links and their age (accelgui.links_cli)."""
+    import io
+
+    from accelgui.links_cli import run_cli
+
+    fmt = args.format or "text"
+    if fmt not in ("text", "json"):
+        raise UsageError("--links prints --format text or json")
+    buf = io.StringIO()
+    status = run_cli(args.links, _lang(args), fmt, buf)
+    _emit(buf.getvalue(), args.output)
+    return status
+
+
 def cmd_fleet(args) -> int:
     """``--fleet URL``: one row per node from a Prometheus server (accelgui.fleet)."""
     from accelgui import fleet
@@ -456,6 +471,7 @@ COMMANDS = (
     ("--verify", lambda a: a.verify, lambda a: cmd_knowledge(a)),
     ("--exercise", lambda a: a.exercise, lambda a: cmd_exercise(a)),
     ("--facts", lambda a: a.facts, lambda a: cmd_knowledge(a)),
+    ("--links", lambda a: a.links, lambda a: cmd_links(a)),
     ("--probe", lambda a: a.probe, lambda a: cmd_probe(a)),
     ("--monitor", lambda a: a.monitor, lambda a: cmd_monitor(a)),
     ("--serve-metrics", lambda a: a.serve_metrics, lambda a: cmd_monitor(a)),

@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="mark a learning step as not done (repeatable)")
     mode.add_argument("--facts", nargs="?", const="all", metavar="TABLE",
                       help="print the dated fact tables (or one), this machine's rows marked")
+    mode.add_argument("--links", nargs="?", const="all", choices=("all", "stale", "unchecked", "verified"),
+                      help="list every link of the knowledge base with the day it was last looked at and its "
+                           "age, offline; 'stale': links older than a year and facts past their review date")
     mode.add_argument("--verify", metavar="STEP", action="append", default=[],
                       help="run a learning step's check and record the evidence (repeatable); "
                            "grades the step's exercise when its workspace exists")
