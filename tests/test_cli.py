@@ -165,3 +165,86 @@ def test_theme_and_page_reach_the_app(monkeypatch):
     assert cli.main(["--theme", "dark", "--page", "hardware", "--lang", "zh_CN", "--timeout", "20"]) == 0
     args = seen["args"]
     assert (args.theme, args.page, args.lang, args.timeout) == ("dark", "hardware", "zh", 20.0)
+
+
+# -- one parser, one command at a time, honest exit codes ------------------------------------------
+
+RICH = os.path.join(os.path.dirname(__file__), "fixtures", "reports", "rich.json")
+
+
+def test_two_commands_at_once_are_a_usage_error_not_one_dropped(capsys):
+    from accelgui import cli
+
+    for argv in (["--probe", "--routes"], ["--facts", "--verify", "x"], ["--monitor", "--fleet", "http://h:9090"]):
+        assert cli.main(argv) == cli.EXIT_USAGE, argv
+        err = capsys.readouterr().err
+        assert "separate commands" in err and all(a in err for a in argv if a.startswith("--")), err
+    assert cli.main(["--routes", "--report", RICH, "--format", "json"]) == cli.EXIT_OK   # a modifier, not a command
+
+
+def test_pdf_is_never_written_to_a_terminal():
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        out = subprocess.run([sys.executable, "-m", "accelgui", "--report", RICH, "--format", "pdf"],
+                             stdout=follower, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(follower)
+    os.set_blocking(leader, False)
+    try:
+        written = os.read(leader, 4096)
+    except (BlockingIOError, OSError):
+        written = b""
+    os.close(leader)
+    assert out.returncode == 2 and "--output" in out.stderr and b"%PDF" not in written
+
+
+def test_pdf_without_qt_is_a_clear_error_not_a_traceback(tmp_path):
+    target = tmp_path / "r.pdf"
+    code = ("import sys; sys.modules['PySide6'] = None\n"       # as if the gui extra were not installed
+            "from accelgui import cli\n"
+            f"sys.exit(cli.main(['--report', {RICH!r}, '--format', 'pdf', '--output', {str(target)!r}]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    assert "'gui' extra" in out.stderr and "install" in out.stderr and "Traceback" not in out.stderr
+    assert not target.exists()
+
+
+def test_a_missing_report_exits_1_as_the_readme_says_before_any_window(monkeypatch, capsys, tmp_path):
+    from accelgui import cli
+
+    monkeypatch.setattr(cli, "gui_main", lambda args: pytest.fail("the app was started"))
+    assert cli.main(["--report", str(tmp_path / "missing.json")]) == cli.EXIT_FAIL
+    assert "no such file" in capsys.readouterr().err
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8").read()
+    assert "1 when an\noutput cannot be written or an input cannot be read" in readme
+
+
+def test_every_benchmark_run_of_the_cli_is_kept_in_the_history(monkeypatch, tmp_path, capsys):
+    from accelgui import cli, history
+    from accelgui.report import load_report
+
+    measured = load_report(RICH)
+    monkeypatch.setattr(cli, "make_report", lambda args, on_progress=None: measured)
+    monkeypatch.setattr("accelgui.extras.require", lambda *a, **k: None)
+    assert cli.main(["--probe", "--bench", "quick", "--no-advice", "--output", str(tmp_path / "r.json")]) == 0
+    key = history.machine_key(measured.to_dict())
+    assert len(history.runs(key)) == 1 and history.latest(key)["cpu"] == measured.benchmarks["cpu"]
+
+    def refuse(*a, **k):
+        raise OSError("read-only state directory")
+
+    monkeypatch.setattr(history, "record", refuse)
+    assert cli.main(["--probe", "--bench", "quick", "--no-advice", "--output", str(tmp_path / "s.json")]) == 0
+    assert "history was not updated: read-only state directory" in capsys.readouterr().err
+    assert (tmp_path / "s.json").read_text()             # the report is never the price
+
+
+def test_the_app_reads_the_commands_parser(monkeypatch):
+    """``python -m accelgui.gui.app`` and ``accelgui`` parse the same options."""
+    from accelgui.gui import app
+
+    args, qt_args = app._parse(["--timeout", "20", "--lang", "zh", "-platform", "offscreen"])
+    assert (args.timeout, args.lang) == (20.0, "zh") and qt_args == ["-platform", "offscreen"]
+    assert app._refusal(app._parse(["--page", "nowhere"])[0])[1] == 2
