@@ -82,6 +82,9 @@ COMMANDS: tuple[Command, ...] = (
             also=_by_hand("Win32_ComputerSystem", "win32_computersystem")),
     Command("windows.bios", _cim("Win32_BIOS"), _prop("SMBIOSBIOSVersion"),
             also=_by_hand("Win32_BIOS", "win32_bios")),
+    Command("windows.system_enclosure", _cim("Win32_SystemEnclosure"),
+            _prop("SMBIOSAssetTag", "ChassisTypes"),
+            also=_by_hand("Win32_SystemEnclosure", "win32_systemenclosure")),
     Command("windows.signed_drivers", _PS + (
         f"{_UTF8}Get-CimInstance -ClassName Win32_PnPSignedDriver | Where-Object "
         "{ $_.DeviceClass -in 'DISPLAY','COMPUTEACCELERATOR','SYSTEM' } | Select-Object "

@@ -82,6 +82,9 @@ def _from_pnp(adapters: list[dict], ctx) -> None:
         cls = (records.text_of(obj, "Class", "PNPClass", "Class Name") or "").lower()
         if pnp is None or not cls.startswith(("display", "computeaccel")):
             continue
+        present = records.field(obj, "Present")
+        if (records.text_of(obj, "Status") or "").lower() == "unknown" or present in (False, "False"):
+            continue        # a device Windows remembers but that is not there now
         cls = "display" if cls.startswith("display") else "computeaccelerator"
         a = _merge(adapters, taken, records.text_of(obj, "FriendlyName", "Name", "Device Description"),
                    pnp, "PnP")
@@ -245,7 +248,8 @@ def _driver(a: dict) -> tuple[str | None, dict | None]:
 
 def _address(a: dict) -> str:
     pnp = a["pnp"]
-    return a.get("location") or "win:" + pnp["hardware_id"] + (f"\\{pnp['instance']}" if pnp["instance"] else "")
+    path = pnp["hardware_id"] + (f"\\{pnp['instance']}" if pnp["instance"] else "")
+    return a.get("location") or records.root_bus_location(pnp) or "win:" + path
 
 
 def _pci(a: dict) -> dict | None:

@@ -65,13 +65,20 @@ def _dmi(ctx) -> dict[str, str]:
     """The SMBIOS strings Windows shows, under the names of Linux's sys/class/dmi/id."""
     cs = first(ctx, "windows.computer_system", "Win32_ComputerSystem")
     bios = first(ctx, "windows.bios", "Win32_BIOS")
+    chassis = first(ctx, "windows.system_enclosure", "Win32_SystemEnclosure")
+    types = records.field(chassis, "ChassisTypes")
+    kind = records.number(types[0] if isinstance(types, list) and types else
+                          re.sub(r"[{}\s]", "", str(types or "")).split(",")[0])
     pairs = (("sys_vendor", records.text_of(cs, "Manufacturer")
               or dxdiag_system(ctx, "System Manufacturer", r"^$")),
              ("product_name", records.text_of(cs, "Model") or dxdiag_system(ctx, "System Model", r"^$")),
              ("product_family", records.text_of(cs, "SystemFamily")),
              ("bios_vendor", records.text_of(bios, "Manufacturer")),
              ("bios_version", records.text_of(bios, "SMBIOSBIOSVersion")),
-             ("product_serial", records.text_of(bios, "SerialNumber")))
+             ("product_serial", records.text_of(bios, "SerialNumber")),
+             ("chassis_vendor", records.text_of(chassis, "Manufacturer")),
+             ("chassis_asset_tag", records.text_of(chassis, "SMBIOSAssetTag")),
+             ("chassis_type", str(kind) if kind else None))
     return {k: v for k, v in pairs if v}
 
 

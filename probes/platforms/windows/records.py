@@ -96,6 +96,7 @@ _CLASS_KEYS = (
     ("Win32_ComputerSystem", ("TotalPhysicalMemory", "PCSystemType", "HypervisorPresent",
                               "SystemFamily", "SystemSKUNumber")),
     ("Win32_BIOS", ("SMBIOSBIOSVersion", "BIOSVersion", "SMBIOSMajorVersion")),
+    ("Win32_SystemEnclosure", ("SMBIOSAssetTag", "ChassisTypes")),
     ("Win32_PnPSignedDriver", ("DriverProviderName", "InfName", "IsSigned")),
     ("Win32_PnPEntity", ("InstanceId", "PNPClass", "ClassGuid", "PNPDeviceID")),
 )
@@ -170,6 +171,21 @@ def same_device(a: dict | None, b: dict | None) -> bool:
     if a["subsystem"] and b["subsystem"] and a["subsystem"] != b["subsystem"]:
         return False
     return not (a["instance"] and b["instance"] and a["instance"].upper() != b["instance"].upper())
+
+
+_ROOT_BUS_INSTANCE = re.compile(r"^3&[0-9A-Fa-f]+&\d+&([0-9A-Fa-f]{2})$")
+
+
+def root_bus_location(pnp: dict | None) -> str | None:
+    """The PCI location of a function on the root bus, from its PnP instance id: Windows
+    names children of the root bus ``3&<parent>&<n>&<devfn>`` with devfn = device * 8 +
+    function in hex (``3&11583659&0&10`` is 00:02.0, the Intel iGPU's slot). None for
+    functions behind a bridge, whose bus number the id does not hold."""
+    m = _ROOT_BUS_INSTANCE.match((pnp or {}).get("instance") or "") if pnp and pnp["bus"] == "pci" else None
+    if not m:
+        return None
+    devfn = int(m.group(1), 16)
+    return f"0000:00:{devfn >> 3:02x}.{devfn & 7}"
 
 
 _LOCATION = re.compile(r"PCI bus (\d+), device (\d+), function (\d+)", re.I)
@@ -417,7 +433,7 @@ def nvidia_smi_xml(text: str | None) -> dict:
     try:
         root = ET.fromstring(body.strip())
     except ET.ParseError:
-        return out
+        return _xml_cut(body, out)
     out["driver_version"] = (root.findtext("driver_version") or "").strip() or None
     out["cuda_version"] = (root.findtext("cuda_version") or "").strip() or None
     for node in root.findall("gpu"):
@@ -431,5 +447,27 @@ def nvidia_smi_xml(text: str | None) -> dict:
                 values[tag] = (pci.findtext(tag) or "").strip() or None
         values["fb_memory_usage/total"] = node.findtext("fb_memory_usage/total")
         values["driver_model/current_dm"] = node.findtext("driver_model/current_dm")
+        out["gpus"].append(_smi_gpu(values))
+    return out
+
+
+_TAG = re.compile(r"<(driver_version|cuda_version|product_name|product_architecture|pci_device_id|"
+                  r"pci_bus_id|pci_sub_system_id|current_dm|uuid|vbios_version)>([^<]{0,200})</\1>")
+_FB_TOTAL = re.compile(r"<fb_memory_usage>\s*<total>([^<]{0,40})</total>")
+
+
+def _xml_cut(body: str, out: dict) -> dict:
+    """What a truncated ``nvidia-smi -q -x`` still says: its complete simple elements."""
+    parts = re.split(r'<gpu id="([^"]{0,40})">', body)
+    for tag, value in _TAG.findall(parts[0]):
+        if tag in ("driver_version", "cuda_version"):
+            out[tag] = value.strip() or None
+    for i in range(1, len(parts) - 1, 2):
+        values = {"id": parts[i]}
+        for tag, value in _TAG.findall(parts[i + 1]):
+            values.setdefault(tag, value.strip())
+        total = _FB_TOTAL.search(parts[i + 1])
+        values["fb_memory_usage/total"] = total.group(1) if total else None
+        values["driver_model/current_dm"] = values.get("current_dm")
         out["gpus"].append(_smi_gpu(values))
     return out

@@ -102,7 +102,9 @@ def json_objects(text: str) -> list[dict] | None:
     try:
         value = json.loads(text[start:])
     except ValueError:
-        return None
+        value = _salvaged(text[start:])
+        if value is None:
+            return None
     items = value if isinstance(value, list) else [value]
     out = []
     for item in items[:MAX_RECORDS]:
@@ -111,6 +113,25 @@ def json_objects(text: str) -> list[dict] | None:
         elif isinstance(item, list):          # an array of arrays (two commands' outputs)
             out.extend(_cim_flat(x) for x in item[:MAX_RECORDS] if isinstance(x, dict))
     return out
+
+
+def _salvaged(text: str) -> list | None:
+    """The complete elements of a JSON array cut short (a truncated capture); None when not
+    even one element is whole."""
+    if not text.startswith("["):
+        return None
+    decoder = json.JSONDecoder()
+    items: list = []
+    pos = 1
+    while len(items) < MAX_RECORDS:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        try:
+            item, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        items.append(item)
+    return items or None
 
 
 _DASHES = re.compile(r"^-+(?:\s+-+)*\s*$")

@@ -1,0 +1,146 @@
+"""The Windows backend on recorded Windows machines (tests/fixtures/machines/win-*): OS, CPU,
+memory, every GPU/NPU with its real dedicated memory, virtual adapters kept out, and nothing
+raising on partial, UTF-16 or localised captures."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from accelgui.probes.context import ProbeContext
+from accelgui.runner import run_probes
+
+MACHINES = os.path.join(os.path.dirname(__file__), "fixtures", "machines")
+GIB = 1 << 30
+WIN = sorted(n for n in os.listdir(MACHINES) if n.startswith("win-"))
+
+
+def probe(name: str) -> dict:
+    return run_probes(ProbeContext(os.path.join(MACHINES, name)), timeout_s=20).to_dict()
+
+
+def by_kind(report: dict, kind: str) -> list[dict]:
+    return [d for d in report["devices"] if d["kind"] == kind]
+
+
+def one(report: dict, kind: str, vendor: str) -> dict:
+    found = [d for d in by_kind(report, kind) if d["vendor"] == vendor]
+    assert len(found) == 1, [(d["name"], d["address"]) for d in report["devices"]]
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, dict]:
+    return {name: probe(name) for name in WIN}
+
+
+def test_every_recorded_windows_machine_is_windows_and_no_probe_fails(reports):
+    assert len(WIN) >= 7
+    for name, report in reports.items():
+        assert report["platform"]["os"] == "Windows", name
+        assert all(p["status"] != "error" for p in report["probes"]), (name, report["probes"])
+
+
+def test_a_meteor_lake_laptop_with_an_rtx_4060_and_an_npu(reports):
+    r = reports["win-laptop-meteorlake-rtx4060"]
+    assert r["platform"]["os_release"] == "Windows 11 Home 23H2"
+    assert r["platform"]["kernel"] == "10.0.22631" and r["platform"]["machine"] == "x86_64"
+    assert r["platform"]["virtualization"] is None       # HypervisorPresent (VBS) is no VM
+    cpu = r["cpu"]
+    assert cpu["model_name"] == "Intel(R) Core(TM) Ultra 7 155H" and cpu["codename"] == "Meteor Lake"
+    assert cpu["logical_cpus"] == 22 and cpu["cores_per_socket"] == 16
+    assert [(t["model_name"], t["cores"]) for t in cpu["core_types"]] == [("performance", 6), ("efficiency", 10)]
+    assert r["memory"]["total_bytes"] == 33820938240
+    assert r["memory"]["bandwidth_spec_gbps"] == 89.6          # 2 channels of DDR5-5600
+    nvidia = one(r, "gpu", "nvidia")
+    assert nvidia["address"] == "0000:01:00.0" and nvidia["integrated"] is False
+    assert nvidia["details"]["memory_bytes"] == 8188 << 20   # nvidia-smi, not AdapterRAM's 4 GB
+    assert nvidia["readiness"] == "ready"
+    intel = one(r, "gpu", "intel")
+    assert intel["integrated"] is True and intel["address"] == "0000:00:02.0"
+    npu = one(r, "npu", "intel")
+    assert npu["pci_id"] == "8086:7d1d" and npu["address"] == "0000:00:0b.0"
+    assert npu["readiness"] == "ready"                 # PnP status OK: its driver runs
+    assert r["software"]["packages"]["torch"] == "2.3.1+cu121"
+    assert r["software"]["toolkits"]["nvidia_driver"] == "551.86"
+    assert r["software"]["toolkits"]["cuda_driver"] == "12.4"
+
+
+def test_a_ryzen_ai_laptop_from_utf16_wmic_lists(reports):
+    r = reports["win-ryzen-ai-laptop"]
+    assert r["platform"]["os_release"] == "Windows 11 Pro 24H2"
+    assert r["cpu"]["model_name"] == "AMD Ryzen AI 9 HX 370 w/ Radeon 890M"
+    assert r["cpu"]["microarchitecture"] == "zen5" and r["cpu"]["core_types"] is None
+    assert r["memory"]["bandwidth_spec"]["memory_type"] == "LPDDR5"
+    assert r["memory"]["bandwidth_spec_gbps"] == 120.0      # 128-bit LPDDR5X-7500
+    gpu = one(r, "gpu", "amd")
+    assert gpu["pci_id"] == "1002:150e" and gpu["integrated"] is True
+    assert gpu["details"]["memory_bytes"] == 466 << 20       # dxdiag's dedicated carve-out
+    assert gpu["driver"] == "amdkmdag"
+    npu = one(r, "npu", "amd")
+    assert npu["pci_id"] == "1022:17f0" and npu["driver"] == "kipudrv"
+    assert npu["family"] == "amd-xdna"
+    assert r["software"]["packages"]["ryzen-ai"] == "1.2.0"
+
+
+def test_a_snapdragon_x_elite_arm64_laptop_with_adreno_and_hexagon(reports):
+    r = reports["win-snapdragon-x-elite"]
+    assert r["platform"]["machine"] == "aarch64"
+    assert r["cpu"]["arch"] == "aarch64" and r["cpu"]["vendor"] == "qualcomm"
+    assert r["cpu"]["logical_cpus"] == 12
+    assert r["memory"]["bandwidth_spec_gbps"] == 135.17      # 128-bit LPDDR5X-8448
+    gpu = one(r, "gpu", "qualcomm")
+    assert gpu["name"] == "Qualcomm(R) Adreno(TM) X1-85 GPU" and gpu["bus"] == "platform"
+    assert gpu["details"]["memory_shared"] is True and gpu["integrated"] is True
+    npu = one(r, "npu", "qualcomm")
+    assert "Hexagon" in npu["name"]
+    assert not [d for d in r["devices"] if "Basic Render" in d["name"]]
+    assert "qnn" in r["software"]["toolkits"] and "directml" in r["software"]["toolkits"]
+    assert r["software"]["packages"]["onnxruntime-qnn"] == "1.19.2"
+
+
+def test_adapter_ram_saturated_at_4_gb_is_never_the_size(reports):
+    r = reports["win-desktop-rtx4090-adapterram"]
+    gpu = one(r, "gpu", "nvidia")
+    assert gpu["details"]["memory_bytes"] == 24 * GIB        # the registry's 64-bit qwMemorySize
+    assert gpu["details"]["memory_source"] == "registry HardwareInformation.qwMemorySize"
+    assert gpu["address"] == "0000:01:00.0"                  # Win32_PnPSignedDriver's Location
+    assert len(r["devices"]) == 1                            # the Parsec virtual display is no GPU
+    assert r["software"]["toolkits"]["nvidia_driver"] == "555.85"
+    assert [(t["model_name"], t["cores"]) for t in r["cpu"]["core_types"]] == [("performance", 8), ("efficiency", 16)]
+
+
+def test_an_azure_vm_over_rdp(reports):
+    r = reports["win-azure-vm-rdp"]
+    assert r["platform"]["virtualization"] == "hyperv"
+    assert r["platform"]["cloud"]["provider"] == "azure"
+    assert r["platform"]["os_release"] == "Windows Server 2022 Datacenter"
+    gpus = by_kind(r, "gpu")
+    assert [g["pci_id"] for g in gpus] == ["10de:1eb8"]      # Hyper-V Video and RDP's adapter are not GPUs
+    # AdapterRAM reads 4 GB: the T4's 16 GB come from its specification row, not from WMI
+    assert gpus[0]["details"]["memory_bytes"] == 16 * GIB
+    assert gpus[0]["details"]["memory_source"] == "specification"
+
+
+def test_a_german_desktop_reads_dxdiag_by_position_not_labels(reports):
+    r = reports["win-desktop-german-radeon"]
+    assert r["platform"]["os_release"] == "Windows 11 Pro 23H2"
+    assert r["cpu"]["codename"] == "Raphael"
+    gpu = one(r, "gpu", "amd")
+    assert gpu["details"]["memory_bytes"] == 24560 << 20     # "Dedizierter Speicher", 2nd of 3 MB values
+    assert r["memory"]["bandwidth_spec_gbps"] == 96.0
+
+
+def test_a_partial_capture_reports_what_it_has(reports):
+    r = reports["win-partial-capture"]
+    assert r["platform"]["os_release"] == "Windows 11 Pro 22H2"      # cut UTF-16 of odd length
+    nvidia = one(r, "gpu", "nvidia")                # a truncated JSON array and nvidia-smi XML
+    assert nvidia["details"]["memory_bytes"] == 8188 << 20
+    assert nvidia["address"] == "0000:01:00.0"
+    assert len(by_kind(r, "gpu")) == 2              # the non-present Basic Display ghost is not a GPU
+    intel = one(r, "gpu", "intel")
+    assert intel["integrated"] is True
+    platform = next(p for p in r["probes"] if p["name"] == "platform")
+    assert {w["path"] for w in platform["warnings"]} >= {"screenshot.png", "clipboard.txt"}
+    assert next(p for p in r["probes"] if p["name"] == "cpu")["status"] == "absent"
