@@ -43,6 +43,7 @@ import re
 import threading
 
 from accelgui import l10n
+from accelgui.report import READINESS
 from accelgui.knowledge import load_knowledge, support
 
 __all__ = ["KnowledgeRuleError", "Fact", "evaluate", "validate", "describe_device",
@@ -81,7 +82,7 @@ class Fact(str):
 
 _KIND_NAMES = {"gpu": "GPU", "npu": "NPU", "tpu": "TPU", "fpga": "FPGA", "dsp": "DSP",
                "accelerator": "accelerator"}
-_READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")
+_READINESS = READINESS        # accelgui.report: the one list of readiness values
 
 
 def _t(key: str, lang: str, **kw) -> str:

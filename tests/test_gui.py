@@ -1415,3 +1415,13 @@ def test_a_live_session_starts_with_the_last_stored_benchmark(qtbot, monkeypatch
     window.probe()
     qtbot.waitUntil(lambda: window.live_report is not None and bool(window.live_report.benchmarks), timeout=20000)
     assert window.state.history_entry is not None and "no benchmark yet" not in window.status_text()
+
+
+def test_every_readiness_value_has_a_colour_and_the_dialog_every_export_format():
+    from accelgui.export import EXTENSIONS, FORMATS
+    from accelgui.gui import export_dialog
+    from accelgui.gui.views.common import READINESS_COLOURS
+    from accelgui.report import READINESS
+
+    assert set(READINESS) <= set(READINESS_COLOURS)
+    assert export_dialog.FORMATS == tuple(FORMATS) and set(EXTENSIONS) == set(FORMATS)

@@ -10,25 +10,17 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
+from accelgui.export import EXTENSIONS
+from accelgui.export import FORMATS as EXPORT_FORMATS
 from accelgui.gui.views.common import READINESS_COLOURS
 
-FORMATS = ("json", "markdown", "html", "pdf", "text", "prometheus", "nfd")
-EXTENSIONS = {"json": ".json", "text": ".txt", "markdown": ".md", "html": ".html",
-              "pdf": ".pdf", "prometheus": ".prom", "nfd": ".features"}
-
-
-def _extensions() -> dict:
-    try:
-        from accelgui.export import EXTENSIONS as LIVE_EXTENSIONS
-    except ImportError:
-        return EXTENSIONS
-    return {**EXTENSIONS, **LIVE_EXTENSIONS}
+FORMATS = tuple(EXPORT_FORMATS)        # the exporters' formats, in their order
 
 
 def default_path(report, fmt: str, directory: str | None = None) -> str:
     directory = directory or os.path.expanduser("~")
     stamp = time.strftime("%Y%m%d")
-    return os.path.join(directory, f"accelgui-report-{stamp}{_extensions().get(fmt, '.' + fmt)}")
+    return os.path.join(directory, f"accelgui-report-{stamp}{EXTENSIONS.get(fmt, '.' + fmt)}")
 
 
 def export_report(report, fmt: str, path: str, redacted: bool = True, lang: str = "en") -> None:
@@ -127,14 +119,14 @@ class ExportDialog(QDialog):
         fmt = self.selected_format()
         path = self.path.text().strip()
         root, ext = os.path.splitext(path)
-        known = set(_extensions().values())
+        known = set(EXTENSIONS.values())
         if path and (ext in known or not ext):
-            self.path.setText(root + _extensions().get(fmt, "." + fmt))
+            self.path.setText(root + EXTENSIONS.get(fmt, "." + fmt))
         self.error.hide()
 
     def _browse(self) -> None:
         fmt = self.selected_format()
-        ext = _extensions().get(fmt, "." + fmt)
+        ext = EXTENSIONS.get(fmt, "." + fmt)
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export report"), self.path.text(),
                                               f"{self.format.currentText()} (*{ext});;"
                                               + self.tr("All files (*)"))
