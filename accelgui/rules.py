@@ -1014,13 +1014,30 @@ def _o_provider(arg, report, lang):
     return False, [Fact(_t("provider_no", lang, name=name), "absent", setup=True)]
 
 
+def _npu_runtime(dev: dict, lang: str) -> dict | None:
+    """The runtime an NPU needs as its family file states it (the device's own family, else the
+    NPU family of its vendor): ``{"runtime": its name in lang, "packages", "toolkits"}``."""
+    from accelgui.probes import families
+
+    entry = families.family(dev.get("family"))
+    if not (entry and entry.get("kind") == "npu" and entry.get("runtime")):
+        vendor = str(dev.get("vendor") or "").lower()
+        entry = next((e for e in families.load_families().values() if e.get("kind") == "npu"
+                      and e.get("vendor") == vendor and e.get("runtime")), None)
+    if entry is None:
+        return None
+    runtime = entry["runtime"]
+    name = runtime.get("name") or {}
+    return {"runtime": name.get(lang) or name.get("en") or entry["id"],
+            "packages": runtime.get("packages") or [], "toolkits": runtime.get("toolkits") or []}
+
+
 @_op("npu_runtime", _BOOLEAN)
 def _o_npu_runtime(arg, report, lang):
-    """Each NPU's vendor runtime (support.json npu_runtimes) is installed: a package in any
+    """Each NPU's runtime (its family file's ``runtime``) is installed: a package in any
     environment or a toolkit found. An NPU of a vendor with no known runtime is not met."""
     software = report.get("software") or {}
     toolkits = software.get("toolkits") or {}
-    table = {r.get("vendor"): r for r in support.rows("npu_runtimes")}
     npus = [d for d in report.get("devices") or [] if isinstance(d, dict) and d.get("kind") == "npu"]
     if not npus:
         return False, [Fact(_t("no_kind", lang, what="NPU"), "absent",
@@ -1028,7 +1045,7 @@ def _o_npu_runtime(arg, report, lang):
     results, facts = [], []
     for dev in npus:
         label = device_label(dev)
-        row = table.get(str(dev.get("vendor") or "").lower())
+        row = _npu_runtime(dev, lang)
         if row is None:
             results.append(False)
             facts.append(Fact(_t("npu_runtime_unknown_vendor", lang, device=label,
