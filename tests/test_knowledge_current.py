@@ -200,3 +200,11 @@ def test_copilot_pc_npu_tracks(vendor, track):
     kb = load_knowledge()
     assert advisor._tracks(kb.routes["npu"], _report("Windows", vendor, None, kind="npu"))["npu.copilot-pc"] == [track]
     assert "npu.copilot-pc" not in advisor._tracks(kb.routes["npu"], _report("Linux", vendor, None, kind="npu"))
+
+
+def test_every_resource_title_is_in_both_languages():
+    kb = load_knowledge()
+    for sid, step in kb.steps.items():
+        resources = step["resources"] + [r for t in step.get("tracks", []) for r in t["resources"]]
+        for res in resources:
+            assert isinstance(res["title"], dict) and res["title"]["en"] and res["title"]["zh"], (sid, res)
