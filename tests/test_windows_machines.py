@@ -144,3 +144,26 @@ def test_a_partial_capture_reports_what_it_has(reports):
     platform = next(p for p in r["probes"] if p["name"] == "platform")
     assert {w["path"] for w in platform["warnings"]} >= {"screenshot.png", "clipboard.txt"}
     assert next(p for p in r["probes"] if p["name"] == "cpu")["status"] == "absent"
+
+
+def test_record_tree_on_windows_writes_a_folder_that_replays_the_same(tmp_path):
+    """--record-tree on Windows runs the backend's commands (a fake runner here answers with
+    a recorded machine's outputs): the folder written replays to the same devices."""
+    from accelgui.probes import record
+    from accelgui.probes.platforms.windows import commands
+
+    source = ProbeContext(os.path.join(MACHINES, "win-laptop-meteorlake-rtx4060"))
+    by_argv = {c.argv: c.key for c in commands.COMMANDS}
+
+    def run(argv, timeout_s):
+        texts = source.outputs(by_argv[tuple(argv)])
+        return (texts[0], None) if texts else (None, "not-found")
+
+    written = record.record_commands(str(tmp_path), commands.COMMANDS, run=run)
+    assert written == len(source.recorded_commands)
+    replay = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    original = probe("win-laptop-meteorlake-rtx4060")
+    keys = ("kind", "vendor", "name", "pci_id", "address", "readiness")
+    assert [{k: d[k] for k in keys} for d in replay["devices"]] == \
+        [{k: d[k] for k in keys} for d in original["devices"]]
+    assert replay["cpu"]["model_name"] == original["cpu"]["model_name"]

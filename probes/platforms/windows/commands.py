@@ -59,7 +59,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("windows.nvidia_smi_xml", ("nvidia-smi", "-q", "-x"), _has(r"<nvidia_smi_log\b")),
     Command("windows.nvidia_smi", ("nvidia-smi", "-q"),
             lambda t: "NVSMI LOG" in t or _all(r"^Driver Version\s+:", r"^Attached GPUs\s+:")(t)),
-    Command("windows.dxdiag", ("dxdiag", "/t", "dxdiag.txt"), _dxdiag, timeout_s=60.0),
+    Command("windows.dxdiag", _PS + (
+        "$p = Join-Path $env:TEMP 'accelgui-dxdiag.txt'; Start-Process -FilePath dxdiag.exe "
+        "-ArgumentList '/t',$p -Wait -WindowStyle Hidden; " + _UTF8 +
+        "Get-Content -Raw -LiteralPath $p; Remove-Item -LiteralPath $p",),
+            _dxdiag, timeout_s=90.0, also=(("dxdiag", "/t", "dxdiag.txt"),)),
     Command("windows.display_registry", ("reg", "query", DISPLAY_CLASS_KEY, "/s"),
             _all(r"4d36e968-e325-11ce-bfc1-08002be10318",
                  r"HardwareInformation\.|DriverDesc|MatchingDeviceId"),
