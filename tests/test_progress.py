@@ -157,3 +157,43 @@ def test_one_command_reads_and_warns_once_and_sees_every_write(data_dir, capsys)
     done = progress.load_progress()
     done["x.y"] = None                      # a caller's copy: the next read is unchanged
     assert set(progress.load_progress()) == {"cpu.numba-jit"}
+
+
+# --------------------------------------------------------------------------- what evidence proves
+
+def test_environment_evidence_is_ready_to_start_and_never_marks_done(data_dir):
+    progress.record_verified("cpu.numba-jit", {"date": "2026-12-01T10:00:00+00:00", "excerpt": "match True"})
+    assert progress.load_verified()["cpu.numba-jit"]["proves"] == "environment"
+    assert "cpu.numba-jit" not in progress.load_done()
+    assert progress.step_progress("cpu.numba-jit") == "ready"
+
+
+def test_work_evidence_marks_done_and_is_not_replaced_by_an_environment_check(data_dir):
+    progress.record_verified("cpu.numba-jit", {"proves": "work", "date": "2026-12-01T10:00:00+00:00",
+                                               "figures": {"triad_gbps": 20.0}})
+    assert "cpu.numba-jit" in progress.load_done() and progress.step_progress("cpu.numba-jit") == "passed"
+    progress.record_verified("cpu.numba-jit", {"proves": "environment", "date": "2026-12-02T10:00:00+00:00"})
+    assert progress.load_verified()["cpu.numba-jit"]["figures"] == {"triad_gbps": 20.0}
+    progress.mark_done("cpu.know-your-cpu")
+    assert progress.step_progress("cpu.know-your-cpu") == "ticked"
+    assert progress.step_progress("gpu.setup-check") is None
+
+
+def test_a_version_1_file_reads_its_verified_steps_as_ready_not_done(data_dir):
+    """accelgui before checks said what they prove: every --verify ticked its step with the
+    evidence's date. Those ticks are taken back; a tick made by hand before stays."""
+    data_dir.mkdir(parents=True)
+    old = {"version": 1,
+           "done": {"cpu.numpy-vectorise": "2026-11-30T09:00:00+00:00",     # the check's own tick
+                    "cpu.know-your-cpu": "2026-11-01T08:00:00+00:00",       # ticked by hand first
+                    "gpu.setup-check": "2026-11-02T08:00:00+00:00"},        # ticked, never verified
+           "verified": {"cpu.numpy-vectorise": {"date": "2026-11-30T09:00:00+00:00", "excerpt": "allclose True"},
+                        "cpu.know-your-cpu": {"date": "2026-11-30T09:00:01+00:00", "excerpt": "x86_64"}}}
+    (data_dir / "progress.json").write_text(json.dumps(old))
+    assert progress.load_done() == {"cpu.know-your-cpu", "gpu.setup-check"}
+    assert progress.step_progress("cpu.numpy-vectorise") == "ready"
+    assert progress.step_progress("cpu.know-your-cpu") == "ticked"
+    progress.mark_done("edge.device-check")                      # the next write keeps the upgrade
+    saved = json.loads((data_dir / "progress.json").read_text())
+    assert saved["version"] == 2 and "cpu.numpy-vectorise" not in saved["done"]
+    assert saved["verified"]["cpu.numpy-vectorise"]["proves"] == "environment"

@@ -49,6 +49,18 @@ def grade(g):
             "p90_s must lie between the median and the slowest run")
     g.check("warm-up-excluded", sum(r >= 0.018 for r in runs[:3]) < 2,
             "the first timed runs took as long as cold calls: the warm-up calls were timed")
+    # the steady-state cost as the grader measures it itself, right after and under the same
+    # load of this machine: the median of warm calls of the same workload
+    twin = Workload(rng)
+    twin.steady, twin.phase = work.steady, work.phase
+    for _ in range(3):
+        twin()
+    mine = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        twin()
+        mine.append(time.perf_counter() - t0)
+    truth = statistics.median(mine)
     g.figure("median_ms", float(out["median_s"]) * 1e3)
-    g.figure("true_steady_ms", work.steady * 1e3)
-    g.figure("median_error_pct", 100 * abs(float(out["median_s"]) - work.steady) / work.steady)
+    g.figure("steady_ms_measured_by_grader", truth * 1e3)
+    g.figure("median_error_pct", 100 * abs(float(out["median_s"]) - truth) / truth)

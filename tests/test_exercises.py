@@ -1,0 +1,233 @@
+"""Exercises graded on this machine: for every exercise whose tools are here, the reference
+solution (tests/exercise_solutions/<id>/reference) passes, a naive or wrong one (…/naive) fails,
+and the untouched starter fails; the workspace is never overwritten once edited."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from accelgui import exercises, progress, verify
+from accelgui.knowledge import clear_cache, load_knowledge
+from accelgui.l10n import render
+
+SOLUTIONS = os.path.join(os.path.dirname(__file__), "exercise_solutions")
+ALL = exercises.manifests()
+
+
+@pytest.fixture(autouse=True)
+def _data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCELGUI_DATA_DIR", str(tmp_path / "data"))
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def _nvidia_gpu() -> bool:
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _absent(manifest: dict) -> list[str]:
+    """What this exercise needs and this test environment lacks (packages, tools, hardware)."""
+    out = [p for p in manifest.get("packages") or [] if importlib.util.find_spec(p) is None]
+    out += [t for t in manifest.get("tools") or [] if not shutil.which(t)]
+    if (manifest.get("hardware") or {}).get("vendor") == "nvidia" and not _nvidia_gpu():
+        out.append("an NVIDIA GPU")
+    return out
+
+
+def _report(manifest: dict) -> dict:
+    """A report whose devices satisfy the exercise's hardware filter (used where it is real)."""
+    want = manifest.get("hardware") or {}
+    return {"devices": [{"kind": want.get("kind"), "vendor": want.get("vendor")}]} if want else {}
+
+
+def _workspace(tmp_path, manifest: dict, solution: str | None) -> str:
+    ws = str(tmp_path / f"ws-{solution or 'starter'}")
+    exercises.write_starter(manifest["step"], ws)
+    if solution:
+        src = os.path.join(SOLUTIONS, manifest["id"], solution)
+        for name in os.listdir(src):
+            shutil.copy(os.path.join(src, name), os.path.join(ws, name))
+    return ws
+
+
+# --------------------------------------------------------------------------- the catalogue
+
+def test_at_least_twelve_exercises_over_five_routes_each_on_a_real_step():
+    kb = load_knowledge("")
+    assert len(ALL) >= 12
+    assert len({m["step"].split(".")[0] for m in ALL.values()}) >= 5
+    assert len({m["step"] for m in ALL.values()}) == len(ALL)          # one exercise per step
+    for m in ALL.values():
+        assert kb.step(m["step"]) is not None, m["id"]
+        assert m["title"]["en"] and m["title"]["zh"] and m["files"]
+        for name in m["files"]:
+            assert os.path.isfile(os.path.join(m["dir"], "starter", name)), (m["id"], name)
+            for kind in ("reference", "naive"):
+                assert os.path.isfile(os.path.join(SOLUTIONS, m["id"], kind, name)), (m["id"], kind, name)
+        for lang in ("en", "zh"):
+            text = open(os.path.join(m["dir"], f"README.{lang}.md"), encoding="utf-8").read()
+            assert m["step"] in text and "Target" in text or "目标" in text, (m["id"], lang)
+        assert os.path.isfile(os.path.join(m["dir"], "grade.py"))
+
+
+def test_which_exercises_this_environment_cannot_grade_is_said():
+    """Not a skip: the list of exercises whose tools are absent here, for the record."""
+    absent = {m["id"]: _absent(m) for m in ALL.values() if _absent(m)}
+    runnable = [m for m in ALL.values() if not _absent(m)]
+    assert len(runnable) >= 8, absent          # numpy and numba are in the test venv
+
+
+@pytest.mark.parametrize("exercise", sorted(ALL))
+def test_reference_passes_naive_fails_untouched_fails(exercise, tmp_path):
+    m = ALL[exercise]
+    absent = _absent(m)
+    if absent:
+        pytest.skip(f"{exercise} needs {', '.join(absent)}, absent here")
+    report = _report(m)
+    untouched = _workspace(tmp_path, m, None)
+    assert exercises.grade(m["step"], untouched, report=report)["reason_msg"]["id"] == "exercises.untouched"
+    res = exercises.grade(m["step"], untouched, report=report, check_untouched=False)   # the grader itself
+    assert res["status"] == "failed", res
+    res = exercises.grade(m["step"], _workspace(tmp_path, m, "naive"), report=report)
+    assert res["status"] == "failed", (render(res["reason_msg"], "en"), res)
+    res = exercises.grade(m["step"], _workspace(tmp_path, m, "reference"), report=report)
+    assert res["status"] == "done", (render(res["reason_msg"], "en"), res)
+    assert res["proves"] == "work" and res["checks"] and all(c["ok"] for c in res["checks"])
+    assert all(t["met"] for t in res.get("targets") or [])
+    assert res["versions"]["python"]
+
+
+def test_a_gpu_exercise_without_the_gpu_runs_nothing_and_says_needs_hardware(tmp_path):
+    m = ALL["gpu-cuda-triad"]
+    ws = _workspace(tmp_path, m, "reference")
+    res = exercises.grade(m["step"], ws, report={"devices": [{"kind": "cpu"}]})
+    assert res["status"] == "needs-hardware" and "checks" not in res
+
+
+# --------------------------------------------------------------------------- grading is not fooled
+
+def test_printing_a_verdict_or_a_fake_result_does_not_pass(tmp_path):
+    m = ALL["bench-honest-timing"]
+    ws = _workspace(tmp_path, m, None)
+    forged = json.dumps({"checks": [{"name": "calls", "ok": True, "detail": ""}], "figures": {"median_error_pct": 0}})
+    with open(os.path.join(ws, "measure.py"), "w", encoding="utf-8") as fh:
+        fh.write("import sys\nprint('PASS')\nprint(%r)\n"
+                 "def measure(fn, warmup=3, repeats=20):\n"
+                 "    print('PASS', file=sys.stderr)\n"
+                 "    return {'runs_s': [0.002] * repeats, 'median_s': 0.002, 'p90_s': 0.002}\n" % forged)
+    res = exercises.grade(m["step"], ws)
+    assert res["status"] == "failed" and "PASS" in res["excerpt"]
+    assert not next(c for c in res["checks"] if c["name"] == "calls")["ok"]     # fn never called
+
+
+def test_a_learner_error_is_the_result_not_a_crash(tmp_path):
+    m = ALL["modelopt-2-4-sparsity"]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, "prune.py"), "w", encoding="utf-8") as fh:
+        fh.write("def prune_2_4(w):\n    return 1 / 0\n")
+    res = exercises.grade(m["step"], ws)
+    assert res["status"] == "failed" and "ZeroDivisionError" in res["checks"][-1]["detail"]
+
+
+# --------------------------------------------------------------------------- targets and figures
+
+def test_a_ratio_target_uses_this_machines_benchmark_then_the_graders_baseline():
+    target = ALL["cpu-numba-triad"]["targets"][0]
+    figures = {"triad_gbps": 30.0, "numpy_copy_gbps": 20.0}
+    bench = exercises.machine_figures({"benchmarks": {"cpu": {"stream": {"triad_gbps": 40.0}}}})
+    judged = exercises._judge(target, figures, bench)
+    assert judged["met"] and judged["ratio"] == 0.75 and judged["reference_source"] == "benchmark"
+    assert not exercises._judge(target, figures, {"cpu.stream.triad_gbps": {"value": 60.0, "source": "benchmark"}})["met"]
+    fallback = exercises._judge(target, figures, {})
+    assert fallback["reference_source"] == "grader" and fallback["ratio"] == 1.5
+    assert not exercises._judge(target, {"triad_gbps": 30.0}, {})["met"]       # nothing to compare with
+
+
+def test_gpu_bandwidth_is_the_measured_triad_else_the_specification():
+    spec = {"devices": [{"kind": "gpu", "vendor": "nvidia", "memory_bandwidth_gbps": 4800.0}]}
+    assert exercises.machine_figures(spec)["gpu.bandwidth_gbps"] == {"value": 4800.0, "source": "specification",
+                                                                    "date": None}
+    measured = dict(spec, benchmarks={"gpu": {"0": {"triad_gbps": 4100.0}}})
+    assert exercises.machine_figures(measured)["gpu.bandwidth_gbps"]["source"] == "benchmark"
+
+
+# --------------------------------------------------------------------------- the workspace
+
+def test_starter_is_written_in_the_language_asked_and_never_overwrites_edits(tmp_path):
+    m = ALL["edge-uint8-calibration"]
+    ws = tmp_path / "ws"
+    first = exercises.write_starter(m["step"], str(ws), lang="zh")
+    assert first["backup"] is None and "\u76ee\u6807" in (ws / "README.md").read_text(encoding="utf-8")
+    assert (ws / "check.py").is_file() and (ws / ".grader" / "grade.py").is_file()
+    exercises.write_starter(m["step"], str(ws))                    # untouched: rewritten freely
+    (ws / "calib.py").write_text("# my work\n", encoding="utf-8")
+    with pytest.raises(exercises.WorkspaceEditedError) as info:
+        exercises.write_starter(m["step"], str(ws))
+    assert info.value.edited == ["calib.py"] and (ws / "calib.py").read_text() == "# my work\n"
+    again = exercises.write_starter(m["step"], str(ws), force=True)
+    assert open(os.path.join(again["backup"], "calib.py")).read() == "# my work\n"
+    assert "TODO" in (ws / "calib.py").read_text()
+
+
+def test_a_folder_not_made_by_accelgui_is_not_overwritten(tmp_path):
+    ws = tmp_path / "mine"
+    ws.mkdir()
+    (ws / "prune.py").write_text("# someone's file\n")
+    with pytest.raises(exercises.WorkspaceEditedError):
+        exercises.write_starter("model-optimization.pruning-sparsity", str(ws))
+
+
+def test_grading_without_a_workspace_says_how_to_start():
+    res = exercises.grade("model-optimization.distillation")
+    assert res["status"] == "no-workspace" and "--exercise" in render(res["reason_msg"], "en")
+
+
+# --------------------------------------------------------------------------- verify and progress
+
+def test_verify_grades_the_workspace_and_only_work_marks_the_step_done(tmp_path):
+    m = ALL["modelopt-distillation-loss"]
+    kb = load_knowledge("")
+    step = m["step"]
+    ws = _workspace(tmp_path, m, "naive")
+    res = verify.verify_step(step, kb=kb, report={}, workspace=ws)
+    assert res["status"] == "failed" and step not in progress.load_done()
+    ws = _workspace(tmp_path, m, "reference")
+    res = verify.verify_step(step, kb=kb, report={}, workspace=ws)
+    assert res["status"] == "done" and res["proves"] == "work"
+    stored = progress.load_verified()[step]
+    assert stored["proves"] == "work" and stored["figures"] and stored["versions"]["numpy"]
+    assert step in progress.load_done() and progress.step_progress(step) == "passed"
+
+
+def test_verify_of_a_step_with_an_environment_check_is_ready_not_done():
+    kb = load_knowledge("")
+    res = verify.verify_step("cpu.know-your-cpu", kb=kb, report={})
+    assert res["status"] == "ready" and res["proves"] == "environment"
+    assert "cpu.know-your-cpu" not in progress.load_done()
+    assert progress.step_progress("cpu.know-your-cpu") == "ready"
+
+
+def test_cli_exercise_writes_refuses_over_edits_and_names_steps_with_exercises(tmp_path):
+    env = dict(os.environ, ACCELGUI_DATA_DIR=str(tmp_path / "d"))
+    ws = tmp_path / "w"
+    run = [sys.executable, "-m", "accelgui", "--exercise", "fpga.simulation", "--workspace", str(ws)]
+    first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=60)
+    assert first.returncode == 0 and (ws / "sat_add.v").is_file() and "--verify fpga.simulation" in first.stdout
+    (ws / "sat_add.v").write_text("// mine\n")
+    second = subprocess.run(run, capture_output=True, text=True, env=env, timeout=60)
+    assert second.returncode == 1 and "--force" in second.stderr and (ws / "sat_add.v").read_text() == "// mine\n"
+    bad = subprocess.run(run[:4] + ["cpu.know-your-cpu"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and "cpu.numba-jit" in bad.stderr
