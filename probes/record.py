@@ -410,11 +410,73 @@ def _system(r: _Recorder) -> None:
             r.touch(f"usr/lib/wsl/lib/{name}")
 
 
+# What identifies a Mac or a PC or its owner in a command's output: the value is blanked,
+# the key kept (the file still parses: JSON stays JSON). sysctl kern.hostname/kern.uuid,
+# system_profiler serials, UUIDs, UDIDs, computer and user names, Windows' CSName/UserName.
+_PRIVATE_KEY = (r"(?:[\w.\-() ]{0,60}?(?:serial|uuid|udid|hostname|host_name|hostuuid|computer[ _]?name|"
+                r"user[ _]?name|csname|dnshostname|registereduser|owner)[\w.\-() ]{0,60})")
+_PRIVATE_JSON = re.compile(r'(?im)^([ \t]*"' + _PRIVATE_KEY + r'"[ \t]*:[ \t]*)"[^"\r\n]*"')
+_PRIVATE_TEXT = re.compile(r'(?im)^([ \t]*' + _PRIVATE_KEY + r'[ \t]*[:=：])[^\r\n]*$')
+
+
+def scrub_output(text: str) -> str:
+    """A command's output without what identifies the machine or its owner: a JSON string
+    value becomes "" (null and numbers stay: the file still parses), the rest of a
+    ``Key: value`` line goes."""
+    return _PRIVATE_TEXT.sub(r"\1", _PRIVATE_JSON.sub(r'\1""', text))
+
+
+def record_commands(dest: str, commands=None, run=None) -> int:
+    """Run a backend's commands (the running OS's unless given) and write each output,
+    scrubbed, into ``dest`` as ``<command line>.txt`` (UTF-8): the folder ``--sysroot`` reads.
+    ``run(argv, timeout_s) -> (text or None, reason)`` runs one (live.run unless given).
+    Returns the count of files written; a command that fails is left out."""
+    from accelgui.atomic import write_atomic
+    from accelgui.probes import platforms
+    from accelgui.probes.platforms import recorded
+
+    if commands is None:
+        commands = platforms.commands(platforms.live_platform())
+    if run is None:
+        from accelgui.probes.platforms.live import run
+    os.makedirs(dest, exist_ok=True)
+    count = 0
+    for cmd in commands:
+        text, _ = run(cmd.argv, cmd.timeout_s)
+        if not text:
+            continue
+        write_atomic(os.path.join(dest, recorded.file_name(cmd.argv)), scrub_output(text))
+        count += 1
+    return count
+
+
+def _copy_commands(dest: str, source: ProbeContext) -> int:
+    """A recorded folder of command outputs recorded again: every file a backend recognised,
+    decoded and scrubbed, under its own name (what nothing recognised is left out)."""
+    from accelgui.atomic import write_atomic
+
+    os.makedirs(dest, exist_ok=True)
+    count = 0
+    for key, names in source.recorded_commands.items():
+        for name, text in zip(names, source.outputs(key)):
+            write_atomic(os.path.join(dest, os.path.basename(name)), scrub_output(text))
+            count += 1
+    return count
+
+
 def record_tree(dest: str, source_root: str = "/") -> int:
     """Copy what the probes read from ``source_root`` into ``dest``; returns the file count.
+    On a live macOS or Windows machine: its commands' outputs (:func:`record_commands`).
 
     ``dest`` is created if needed; existing files in it are overwritten.
     """
+    from accelgui.probes import platforms
+
+    if source_root in ("/", os.sep) and platforms.live_platform() != "linux":
+        return record_commands(dest)
+    source = ProbeContext(source_root)
+    if not source.live and source.platform != "linux":
+        return _copy_commands(dest, source)
     r = _Recorder(dest, source_root)
     os.makedirs(r.dest, exist_ok=True)
     _proc(r)

@@ -203,3 +203,38 @@ def test_pci_functions_are_classified_like_linux():
     assert common.pci_function("zz", "7340", "x:2") is None
     assert common.usb_device("1a6e", "089a", "usb:1")["vendor_id"] == "1a6e"
     assert common.usb_device("05ac", "8104", "usb:2") is None        # not an accelerator
+
+
+# ------------------------------------------------------------------ --record-tree on macOS/Windows
+
+def test_record_commands_writes_a_folder_that_replays_and_leaves_out_identities(tmp_path):
+    from accelgui.probes.record import record_commands, scrub_output
+
+    source = ProbeContext(os.path.join(MACHINES, "mac-m1pro-laptop"))
+    texts = {platforms.command(k).argv: source.output(k) for k in source.recorded_commands}
+    ran = []
+
+    def fake(argv, timeout_s):
+        ran.append(argv)
+        return texts.get(argv), None if argv in texts else "not-found"
+
+    dest = tmp_path / "rec"
+    count = record_commands(str(dest), platforms.commands("macos"), run=fake)
+    assert count == 3 and len(ran) == 3
+    assert sorted(os.listdir(dest)) == sorted(recorded.file_name(a) for a in texts)
+    saved = "\n".join((dest / n).read_text() for n in os.listdir(dest))
+    assert "studio-laptop" not in saved and "XXXXXXXXXX" not in saved and "00000000-0000" not in saved
+    replay = run_probes(ProbeContext(str(dest))).to_dict()
+    direct = run_probes(source).to_dict()
+    assert replay["cpu"] == direct["cpu"] and replay["devices"] == direct["devices"]
+    assert replay["platform"]["hostname"] is None
+    assert scrub_output('  "serial_number" : "C02X",\n  "machine_model" : "Mac14,2"\n') == \
+        '  "serial_number" : "",\n  "machine_model" : "Mac14,2"\n'
+
+
+def test_record_tree_on_a_live_mac_records_commands(tmp_path, monkeypatch):
+    from accelgui.probes import record
+
+    monkeypatch.setattr(platforms, "live_platform", lambda sys_platform=None: "macos")
+    monkeypatch.setattr(record, "record_commands", lambda dest: 7)
+    assert record.record_tree(str(tmp_path)) == 7
