@@ -56,9 +56,9 @@ def theory_finder(benchmarks):
 
 def theoretical_pairs(benchmarks, lang: str = "en") -> list[tuple[str, float, float | None, str]]:
     """(label, median, theoretical peak or None, unit) for the measured-vs-theoretical chart:
-    the headline figures with a GB/s or GFLOP/s unit."""
+    the headline figures with a GB/s or GFLOP/s unit (GPUs of one model once, as in the table)."""
     return [(render(r["label"], lang), r["value"], r["peak"], r["unit"])
-            for r in B.headline(section(benchmarks)) if r["unit"] in ("GB/s", "GFLOP/s")]
+            for r in short_headline(benchmarks) if r["unit"] in ("GB/s", "GFLOP/s")]
 
 
 # The points of the roofline: (id, dotted path of the quantity, flops per byte or None for a
@@ -217,7 +217,7 @@ def sections(report, lang: str = "en") -> list:
                    rows, note=note, wide_cols=[4])]
     notes = notice_texts(report, lang)
     if notes:
-        out.append(C.Table("benchmarks_notices", T("bench.notices"), [T("bench.notices")],
+        out.append(C.Table("benchmarks_notices", T("bench.notices"), [T("figures.col.notice")],
                            [["⚠ " + n] for n in notes], level=3))
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from accelgui.export.labels import label
+from accelgui.l10n import tr
 from accelgui.export.numbers import fmt_bytes, fmt_value
 from accelgui.export.sanitize import clean, label_text
 
@@ -23,15 +24,24 @@ def key_features(cpu) -> list[str]:
     return picked or feats[:16]
 
 
+def count_text(what: str, n, lang: str = "en") -> str:
+    """``n`` things in words with the right plural ("1 socket", "2 cores"; zh has no plural):
+    ``what`` is socket, core_per_socket, thread_per_core, core or thread; "?" when unknown."""
+    form = "one" if n == 1 else "other"
+    return tr(f"figures.n.{what}.{form}", lang, n=n if n else "?")
+
+
 def cpu_topology(cpu, lang: str = "en") -> str:
+    """ "1 socket × 2 cores × 1 thread = 2 cores / 2 threads" (unknown parts left out)."""
     s, c, t = cpu.sockets, cpu.cores_per_socket, cpu.threads_per_core
     parts = []
     if s and c and t:
-        parts.append(label("sockets_cores", lang, s=s, c=c, t=t))
+        parts.append(" × ".join((count_text("socket", s, lang), count_text("core_per_socket", c, lang),
+                                 count_text("thread_per_core", t, lang))))
     cores = s * c if (s and c) else None
     if cores or cpu.logical_cpus:
-        parts.append(label("cores_threads", lang, c=cores if cores else "?",
-                           t=cpu.logical_cpus if cpu.logical_cpus else "?"))
+        parts.append(tr("figures.n.cores_threads", lang, cores=count_text("core", cores, lang),
+                        threads=count_text("thread", cpu.logical_cpus, lang)))
     return " = ".join(parts) if parts else label("unknown", lang)
 
 

@@ -379,7 +379,8 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
                            f"height=\"{int(height)}\"></p>")
     if not qt:   # every raw benchmark figure, in an appendix (not on paper)
         out.extend(table_html(t, lang, qt) for t in EB.appendix_sections(report, lang))
-    out.append(f"<footer>{E(L('generated_by', v=C.label_text(report.accelgui_version)))}</footer>")
+    if not qt:   # on paper the line under the title says it already
+        out.append(f"<footer>{E(L('generated_by', v=C.label_text(report.accelgui_version)))}</footer>")
     return "\n".join(out)
 
 
