@@ -867,8 +867,9 @@ def test_overview_is_not_rebuilt_for_what_it_does_not_show(qtbot):
     overview = show(window, "overview")
 
     def widgets():
-        return {name: (layout.itemAt(0).widget() if layout.count() else None)
-                for name, (_box, layout, _key) in overview._sections.items()}
+        first = {name: (layout.itemAt(0) if layout.count() else None)
+                 for name, (_box, layout, _key) in overview._sections.items()}
+        return {name: item and (item.widget() or item.layout()) for name, item in first.items()}
 
     before = widgets()
     assert before["header"] is not None and before["machine"] is not None
@@ -1425,3 +1426,37 @@ def test_every_readiness_value_has_a_colour_and_the_dialog_every_export_format()
 
     assert set(READINESS) <= set(READINESS_COLOURS)
     assert export_dialog.FORMATS == tuple(FORMATS) and set(EXTENSIONS) == set(FORMATS)
+
+
+# -- details: the Reference page's words, the goal in view, every vector feature ------------------
+
+def test_the_reference_page_speaks_the_language_the_app_starts_in(qtbot):
+    window = make_window(qtbot, built_rich_report(), lang="zh_CN")
+    page = show(window, "reference")
+    qtbot.waitUntil(lambda: page.table.rowCount() > 0, timeout=10000)
+    assert page.title.text() == l10n.tr("knowledge.reference.title", "zh") != "Reference tables"
+    assert page.picker_label.text() == l10n.tr("knowledge.reference.table", "zh")
+
+
+def test_my_goal_is_in_view_at_1280x800(qtbot):
+    from PySide6.QtCore import QPoint
+
+    window = make_window(qtbot, built_rich_report())
+    window.resize(1280, 800)
+    page = show(window, "overview")
+    picker = page.goal_picker
+    viewport = page._area.viewport()
+    qtbot.waitUntil(lambda: picker.isVisible())
+    assert picker.mapTo(viewport, QPoint(0, picker.height())).y() <= viewport.height()
+    assert picker.label.isVisible()
+
+
+def test_the_vector_features_are_never_cut_before_avx512():
+    from accelgui.gui.views.overview import feature_summary
+
+    x86 = ["sse", "sse2", "ssse3", "sse4_1", "sse4_2", "avx", "f16c", "fma", "avx2", "bmi2",
+           "avx_vnni", "sha", "vaes", "gfni", "avx512f", "avx512dq", "avx512bw", "avx512_vnni",
+           "amx_tile", "amx_int8"]
+    text = feature_summary(x86)
+    assert text.endswith("avx512 (f, dq, bw, vnni), amx (tile, int8)") and "…" not in text
+    assert feature_summary(["neon", "sve", "sve2"]) == "neon, sve, sve2"

@@ -48,6 +48,30 @@ def _entry_text(entry: dict, field: str, lang: str) -> str:
     return tr_obj(both, lang) if isinstance(both, dict) else str(entry.get(field) or "")
 
 
+#: feature families shown as one item with their members: "avx512 (f, bw, vnni, bf16)"
+FEATURE_FAMILIES = ("avx512", "amx")
+
+
+def feature_summary(features: list[str]) -> str:
+    """Every feature, none cut off (the widest ones come last in the kernel's order): the
+    members of a family (AVX-512, AMX) folded into one item where they first appear."""
+    members: dict[str, list[str]] = {}
+    items: list[str] = []
+    for feature in features:
+        family = next((f for f in FEATURE_FAMILIES if feature.startswith(f)), None)
+        if family is None:
+            items.append(feature)
+            continue
+        if family not in members:
+            members[family] = []
+            items.append(family)
+        rest = feature[len(family):].lstrip("_")
+        if rest:
+            members[family].append(rest)
+    return ", ".join(f"{item} ({', '.join(members[item])})" if members.get(item) else item
+                     for item in items)
+
+
 class OverviewView(QWidget):
     open_route = Signal(str)
     open_page = Signal(str)
@@ -123,7 +147,7 @@ class OverviewView(QWidget):
         common = self._common_key(state)
         return {
             "header": (r.created, r.sysroot, r.platform, r.accelgui_version, state.live,
-                       state.source, common),
+                       state.source, r.routes, common),     # the goal picker shows the routes' goal
             "machine": (r.cpu, r.memory, r.platform, common),
             "accelerators": (r.cpu, r.devices, r.probes, common),
             "verdict": (r.routes, state.kb, state.busy, state.advice_error, common),
@@ -163,7 +187,10 @@ class OverviewView(QWidget):
                 self.tr("Opened from {path} · created {when} · accelgui {version}").format(
                 path=state.source or "?", when=_short_time(report.created),
                 version=report.accelgui_version)
-        self._body.addWidget(heading(title, 6))
+        top = QHBoxLayout()
+        top.addWidget(heading(title, 6), 1)
+        self._add_goal_picker(top, state)      # at the top: in view at 1280x800 and above
+        self._body.addLayout(top)
         self._body.addWidget(muted(sub))
 
     def _render_machine(self, state: ViewState) -> None:
@@ -175,8 +202,7 @@ class OverviewView(QWidget):
         grid.setVerticalSpacing(6)
         rows = [
             (self.tr("Processor"), self._cpu_line(cpu)),
-            (self.tr("Vector features"), ", ".join(cpu.features[:14]) + (" …" if len(cpu.features) > 14 else "")
-             if cpu.features else self.tr("none reported")),
+            (self.tr("Vector features"), feature_summary(cpu.features) or self.tr("none reported")),
             (self.tr("Memory"), self._memory_line(mem)),
             (self.tr("System"), " · ".join(x for x in (plat.os_release or plat.os, (
                 self.tr("kernel {version}").format(version=plat.kernel) if plat.kernel else None),
@@ -285,8 +311,7 @@ class OverviewView(QWidget):
         simd_prefixes = ("avx", "amx", "sve", "sme", "neon", "fma", "vsx", "rvv", "lsx", "lasx")
         simd = [f for f in cpu.features if f.startswith(simd_prefixes)]
         if simd:
-            card.body.addWidget(muted(self.tr("SIMD: {features}").format(features=", ".join(simd[:8])
-                                                                        + (" …" if len(simd) > 8 else ""))))
+            card.body.addWidget(muted(self.tr("SIMD: {features}").format(features=feature_summary(simd))))
         else:
             card.body.addWidget(muted(self.tr("No wide SIMD extensions reported")))
         card.body.addStretch(1)
@@ -454,11 +479,15 @@ class OverviewView(QWidget):
         self._body.addWidget(card)
 
     def _next_steps_top(self, state: ViewState) -> QHBoxLayout:
-        """The card's heading with the goal picker beside it. The new advice rebuilds the
-        page; a picker just used gives its successor the focus, so that a keyboard user going
-        through the goals with the arrow keys keeps their place."""
+        """The card's heading (the goal picker it is ranked by sits in the page's header)."""
         row = QHBoxLayout()
         row.addWidget(heading(self.tr("Next steps"), 2), 1)
+        return row
+
+    def _add_goal_picker(self, row: QHBoxLayout, state: ViewState) -> None:
+        """"My goal:" and its picker at the end of ``row``. The new advice rebuilds the header;
+        a picker just used gives its successor the focus, so that a keyboard user going
+        through the goals with the arrow keys keeps their place."""
         picker = GoalPicker(state.lang, assessed_goal(state.report))
         picker.activated.connect(lambda _i, p=picker: self._goal_activated(p))
         picker.left.connect(self._goal_left)
@@ -467,7 +496,6 @@ class OverviewView(QWidget):
         self.goal_picker = picker
         if self._picker_focus:
             picker.take_focus()
-        return row
 
     def _goal_activated(self, picker: GoalPicker) -> None:
         self._picker_focus = True

@@ -65,14 +65,16 @@ class ReferenceView(QWidget):
         return tr(f"knowledge.reference.{key}", self.state.lang or "en", **params)
 
     def retranslate(self) -> None:
-        self.title.setText(self._t("title"))
-        self.picker_label.setText(self._t("table"))
         self.render(self.state)
 
     def render(self, state: ViewState) -> None:
         """Show the tables for ``state``; a page not on screen only keeps the state and builds
-        the tables when it is shown (the fact document is not needed for the first window)."""
+        the tables when it is shown (the fact document is not needed for the first window).
+        The page's own words follow ``state.lang`` here: the window retranslates the views
+        before it hands them the state in the new language."""
         self.state = state
+        self.title.setText(self._t("title"))
+        self.picker_label.setText(self._t("table"))
         self._stale = not self.isVisible()
         if not self._stale:
             self._build()
