@@ -50,7 +50,12 @@ def cut(text: str, width: int) -> str:
 
 
 def _kv_lines(t: Table, indent: str) -> list[str]:
-    return [f"{indent}{k}: {v}" if k else f"{indent}  {v}" for k, v in t.rows]
+    """``label: value`` per row; a row of one cell is a line of its own."""
+    out = []
+    for row in t.rows:
+        key, rest = (row[0], " ".join(row[1:])) if len(row) > 1 else ("", row[0] if row else "")
+        out.append(f"{indent}{key}: {rest}" if key else f"{indent}{rest}")
+    return out
 
 
 def _column_lines(t: Table, indent: str) -> list[str]:
