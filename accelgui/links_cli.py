@@ -87,9 +87,5 @@ def exit_status(doc: dict) -> int:
 
 def run_cli(which: str, lang: str, fmt: str, out: TextIO, today: _dt.date | None = None) -> int:
     doc = links_document(which, lang, today)
-    if fmt == "json":
-        json.dump(doc, out, ensure_ascii=False, indent=2)
-        out.write("\n")
-    else:
-        out.write(render_text(doc))
+    out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n" if fmt == "json" else render_text(doc))
     return exit_status(doc)

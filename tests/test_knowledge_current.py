@@ -8,18 +8,9 @@ import json
 
 import pytest
 
-import accelgui.knowledge as knowledge
 from accelgui import advisor, rules
 from accelgui.knowledge import facts as kfacts
 from accelgui.knowledge import load_knowledge
-
-
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.delenv("ACCELGUI_KNOWLEDGE_DIR", raising=False)
-    knowledge.clear_cache()
-    yield
-    knowledge.clear_cache()
 
 
 def _step_texts(kb) -> dict:

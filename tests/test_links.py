@@ -12,19 +12,10 @@ import sys
 
 import pytest
 
-import accelgui.knowledge as knowledge
 from accelgui import links_cli
 from accelgui.knowledge import links, load_knowledge
 
 DAY = dt.date(2026, 12, 2)          # the day of the last review; no test reads today's date
-
-
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.delenv("ACCELGUI_KNOWLEDGE_DIR", raising=False)
-    knowledge.clear_cache()
-    yield
-    knowledge.clear_cache()
 
 
 def _tiny():
