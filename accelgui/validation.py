@@ -7,7 +7,7 @@ jsonschema's Draft 2020-12 validator, imported only here and only when something
 a route file from an override directory, a report read from a file, a benchmark section. The
 headless probe checks none of these, so it never imports jsonschema.
 
-Problems come as ``(field, message)`` pairs in document order, the field written as in the
+Problems come as ``(field, message)`` pairs sorted by field, the field written as in the
 sources (``steps[2].title.zh``), the message in plain words (``missing``, ``unknown field``,
 ``must be true or false (got a string)``).
 """
@@ -68,20 +68,26 @@ def validator_for(schema: dict[str, Any]) -> Any:
 def problems(package: str, relpath: str, data: object, *, definition: str | None = None,
              root: str = "", unknown: str = "unknown field") -> list[tuple[str, str]]:
     """Every problem of ``data`` against the schema file ``relpath`` of ``package`` (or its
-    ``$defs/definition``), as (field, message) in document order; [] when it fits."""
+    ``$defs/definition``), as (field, message) sorted by field; [] when it fits."""
     return problems_of(_validator(package, relpath, definition), data, root=root, unknown=unknown)
 
 
 def problems_of(validator: Any, data: object, *, root: str = "",
                 unknown: str = "unknown field") -> list[tuple[str, str]]:
     """The problems ``validator`` finds in ``data`` (see :func:`problems`)."""
-    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(validator.iter_errors(data), key=_path_key)
     out: list[tuple[str, str]] = []
     for error in errors:
         for problem in _explain(error, root, unknown):
             if problem not in out:
                 out.append(problem)
     return out
+
+
+def _path_key(error: Any) -> list[tuple[bool, Any]]:
+    """Sort key of an error by its field: list indices in numeric order (steps[2] before
+    steps[10]), names in alphabetical order."""
+    return [(isinstance(part, str), part) for part in error.absolute_path]
 
 
 def first_problem(package: str, relpath: str, data: object, *, definition: str | None = None,

@@ -78,17 +78,20 @@ def test_an_unchecked_rule_is_checked_before_it_is_evaluated():
         rules.evaluate({"toolkits_any": "rocm"}, {})
 
 
-def test_route_problems_are_listed_in_document_order():
+def test_route_problems_are_listed_by_field():
     route = copy.deepcopy(load_knowledge().routes["cpu"])
     del route["title"]["zh"]
-    route["steps"][1]["hours"] = 0
-    route["steps"][3]["level"] = "expert"
+    route["steps"] += [copy.deepcopy(route["steps"][-1]) for _ in range(12 - len(route["steps"]))]
+    for i, step in enumerate(route["steps"]):
+        step["id"] = f"cpu.step-{i}"
+    route["steps"][10]["hours"] = 0
+    route["steps"][2]["level"] = "expert"
     problems = check_route(route, "x.json")
     assert problems == [
-        "x.json: steps[1].hours: must be more than 0 (got 0)",
-        "x.json: steps[3].level: 'expert' is not one of beginner, intermediate, advanced",
+        "x.json: steps[2].level: 'expert' is not one of beginner, intermediate, advanced",
+        "x.json: steps[10].hours: must be more than 0 (got 0)",
         "x.json: title.zh: missing",
-    ]
+    ], problems
 
 
 def test_the_probe_and_the_advice_import_no_validator():
