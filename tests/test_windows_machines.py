@@ -108,7 +108,9 @@ def test_adapter_ram_saturated_at_4_gb_is_never_the_size(reports):
     assert gpu["address"] == "0000:01:00.0"                  # Win32_PnPSignedDriver's Location
     assert len(r["devices"]) == 1                            # the Parsec virtual display is no GPU
     assert r["software"]["toolkits"]["nvidia_driver"] == "555.85"
+    assert r["software"]["toolkits"]["cuda_toolkit"] == "12.5"              # nvcc --version
     assert [(t["model_name"], t["cores"]) for t in r["cpu"]["core_types"]] == [("performance", 8), ("efficiency", 16)]
+    assert "avx2" in r["cpu"]["flags"] and not any(f.startswith("avx512") for f in r["cpu"]["flags"])
 
 
 def test_an_azure_vm_over_rdp(reports):

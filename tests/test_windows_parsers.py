@@ -122,6 +122,16 @@ def test_nvidia_driver_numbers_from_windows_driver_versions():
     assert software.nvidia_driver_from_windows("garbage") is None
 
 
+def test_coreinfo_flags_in_the_kernels_names():
+    from accelgui.probes.platforms.windows import hardware
+
+    text = ("Intel64 Family 6 Model 140 Stepping 2, GenuineIntel\nSSE3      \t*\tSupports SSE3\n"
+            "AVX-512-F \t*\tSupports AVX-512 Foundation instructions\n"
+            "AVX-512-VNNI\t*\tSupports AVX-512 neural network instructions\n"
+            "AVX-512-PF\t-\tSupports AVX-512 prefetch instructions\nAMX-BF16  *  Supports AMX bfloat16\n")
+    assert hardware.coreinfo_flags(text) == ["pni", "avx512f", "avx512_vnni", "amx_bf16"]
+
+
 def test_pip_list_and_freeze():
     assert software.parse_pip("Package  Version\n-------- -------\ntorch    2.3.1+cu121\n") == {"torch": "2.3.1+cu121"}
     assert software.parse_pip("numpy==1.26.4\nryzen-ai==1.2.0\n") == {"numpy": "1.26.4", "ryzen-ai": "1.2.0"}

@@ -112,6 +112,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("windows.system32_dlls", ("cmd.exe", "/c", "dir", "/b", "C:\\Windows\\System32\\*.dll"),
             lambda t: len(re.findall(r"(?mi)^[\w.\-]+\.dll\s*$", t)) >= 20,
             also=(("Get-ChildItem", "C:\\Windows\\System32", "-Filter", "*.dll", "-Name"),)),
+    Command("windows.coreinfo", ("coreinfo64.exe", "-accepteula", "-f"),
+            lambda t: "Coreinfo v" in t or len(re.findall(r"(?m)^[A-Z][\w.\-]*\s+[*\-]\s+Supports ", t)) >= 5,
+            also=(("coreinfo", "-f"),)),
+    Command("windows.nvcc", ("nvcc", "--version"), _has(r"Cuda compilation tools, release \d+\.\d+"),
+            timeout_s=10.0),
     Command("windows.wsl", ("wsl.exe", "--list", "--verbose"),
             _has(r"^\s*\*?\s*NAME\s+STATE\s+VERSION|Microsoft-Windows-Subsystem-Linux|"
                  r"^WSL [Vv]ersion:|^Default Version:", re.M),

@@ -205,6 +205,29 @@ def _core_types(vendor_raw: str | None, cores: int | None, threads: int | None) 
             {"model_name": "efficiency", "cores": cores - perf, "cpus": cores - perf}]
 
 
+_COREINFO_LINE = re.compile(r"^([A-Z][\w.\-]*)\s+([*\-])\s+\S", re.M)
+_AVX512_NO_UNDERSCORE = ("f", "dq", "cd", "bw", "vl", "ifma", "vbmi", "pf", "er")
+_KERNEL_NAMES = {"sse3": "pni", "sha": "sha_ni", "htt": "ht", "x64": "lm"}
+
+
+def coreinfo_flags(text: str | None) -> list[str]:
+    """The CPU features Sysinternals Coreinfo (``coreinfo -f``) marks ``*`` (read from
+    CPUID), in the kernel's flag names: ``AVX-512-F`` -> avx512f, ``AVX-512-VNNI`` ->
+    avx512_vnni, ``AMX-BF16`` -> amx_bf16, ``SSE4.1`` -> sse4_1."""
+    flags = []
+    for name, mark in _COREINFO_LINE.findall(text or ""):
+        if mark != "*":
+            continue
+        name = name.lower().replace(".", "_")
+        m = re.fullmatch(r"avx-512-(\w+)", name)
+        if m:
+            suffix = m.group(1)
+            name = "avx512" + suffix if suffix in _AVX512_NO_UNDERSCORE else "avx512_" + suffix
+        name = name.replace("-", "_")
+        flags.append(_KERNEL_NAMES.get(name, name))
+    return flags
+
+
 def _features(uarch: str | None) -> list[str]:
     """The instruction-set extensions of the microarchitecture in archspec's table (what a
     part of that generation offers; WMI does not show this CPU's own flags)."""
@@ -242,7 +265,10 @@ def cpu_probe(ctx) -> dict:
     cores = records.int_of(proc, "NumberOfCores")
     threads = records.int_of(proc, "NumberOfLogicalProcessors", "ThreadCount")
     uarch = row.get("uarch") if row else None
-    features = _features(uarch)
+    coreinfo = outputs(ctx, "windows.coreinfo")
+    flags = coreinfo_flags(coreinfo[0]) if coreinfo else []
+    features = linux_cpu.normalise_features("x86_64", flags, None, None) if flags and \
+        machine_arch(ctx) == "x86_64" else _features(uarch)
     vendor = (linux_cpu._tables().get("vendor_ids") or {}).get((vendor_raw or "").strip())
     if vendor is None and re.search(r"qualcomm|snapdragon", f"{vendor_raw} {records.text_of(proc, 'Name')}", re.I):
         vendor = "qualcomm"
@@ -254,9 +280,10 @@ def cpu_probe(ctx) -> dict:
         "logical_cpus": sum(records.int_of(p, "NumberOfLogicalProcessors") or 0 for p in procs) or None,
         "threads_per_core": (-(-threads // cores)) if cores and threads else None,
         "cores_per_socket": cores, "sockets": len(procs), "numa_nodes": None,
-        "flags": [], "features": features,
-        "features_source": f"archspec target {uarch} (the microarchitecture's instruction set; "
-                           "WMI does not list this CPU's flags)" if features else None,
+        "flags": flags, "features": features,
+        "features_source": "coreinfo (CPUID)" if flags else (
+            f"archspec target {uarch} (the microarchitecture's instruction set; WMI does not "
+            "list this CPU's flags)" if features else None),
         "caches": _caches(proc),
         "max_mhz": records.int_of(proc, "MaxClockSpeed"), "min_mhz": None,
         "hypervisor_vendor": linux_platform.identify_dmi(_dmi(ctx))["hypervisor"],

@@ -81,6 +81,10 @@ def _toolkits(ctx) -> dict[str, str | None]:
         if a.get("cls") == "computeaccelerator" and vendor == "8086" and a.get("driver_version"):
             # Intel's Windows NPU driver package holds its user-space part (Level Zero)
             kits.setdefault("intel_npu_driver", a["driver_version"])
+    for text in outputs(ctx, "windows.nvcc"):
+        m = re.search(r"Cuda compilation tools, release (\d+\.\d+)", text)
+        if m:
+            kits["cuda_toolkit"] = m.group(1)
     build = build_number(ctx)
     if not dlls and build and build >= DIRECTML_BUILD:
         kits["directml"] = None           # part of Windows since 1903; its version unknown here
