@@ -103,3 +103,18 @@ def test_the_probe_and_the_advice_import_no_validator():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "0 []"
+
+
+def test_contract_numbers_are_defined_once():
+    import re
+
+    from accelgui import BENCHMARK_CONTRACT, SCHEMA_VERSION, benchmarks
+    from accelgui.report import schema
+
+    pattern = schema()["properties"]["schema_version"]["pattern"]
+    major = int(SCHEMA_VERSION.split(".")[0])
+    assert re.search(pattern, SCHEMA_VERSION) and not re.search(pattern, f"{major + 1}.0")
+    assert benchmarks.CONTRACT == BENCHMARK_CONTRACT
+    with open(os.path.join(HERE, "..", "probes", "kernels", "__main__.py"), encoding="utf-8") as f:
+        child = f.read()
+    assert '"contract": BENCHMARK_CONTRACT' in child and not re.search(r'"contract": \d', child)
