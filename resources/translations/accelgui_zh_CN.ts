@@ -1365,6 +1365,42 @@ all cores</source>
             <source>The routes for your goal, {goal}, come first; change the goal under Next steps on the Overview.</source>
             <translation>服务于你的目标“{goal}”的路线排在前面；可在“概览”页的“下一步”中更改目标。</translation>
         </message>
+        <message>
+            <source>Checks this computer</source>
+            <translation>检查的是这台计算机</translation>
+        </message>
+        <message>
+            <source>the opened report</source>
+            <translation>打开的报告</translation>
+        </message>
+        <message>
+            <source>Checks this computer, not {machine}</source>
+            <translation>检查的是这台计算机，而不是 {machine}</translation>
+        </message>
+        <message>
+            <source>Exercise written to {path}: edit it, then press Verify to grade it on this computer.</source>
+            <translation>练习已写入 {path}：修改后按“验证”，在这台计算机上评分。</translation>
+        </message>
+        <message>
+            <source>Your exercise files are in {path} (nothing was overwritten); press Verify to grade them.</source>
+            <translation>你的练习文件在 {path}（没有覆盖任何文件）；按“验证”为它们评分。</translation>
+        </message>
+        <message>
+            <source>Cannot write the exercise: {error}</source>
+            <translation>无法写入练习：{error}</translation>
+        </message>
+        <message>
+            <source>Start exercise</source>
+            <translation>开始练习</translation>
+        </message>
+        <message>
+            <source>Open folder</source>
+            <translation>打开文件夹</translation>
+        </message>
+        <message>
+            <source>Exercise graded on this computer: {title}</source>
+            <translation>在这台计算机上评分的练习：{title}</translation>
+        </message>
     </context>
     <context>
         <name>common</name>

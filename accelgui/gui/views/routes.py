@@ -1,10 +1,17 @@
 """Routes: one card per learning route coloured by status; a route's learning path on click.
 
 Ticking a step's checkbox records it with :mod:`accelgui.progress` (the same file the CLI's
-``--done`` writes) and asks the main window to re-run the advisor.
+``--done`` writes) and asks the main window to re-run the advisor. A step with a check or an
+exercise (accelgui.exercises) gets Verify (and Start exercise) buttons, which act on this computer
+only: when the window shows an opened report or a recorded tree (:meth:`RoutesView.set_source`,
+contract 1 of accelgui.appstate) they are disabled and say which machine they would not check.
+Each step says where the learner stands: "done: your work passed" (with the figures kept),
+"ticked by hand" or "ready to start" (an environment check passed).
 """
 
 from __future__ import annotations
+
+import os
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -27,6 +34,11 @@ FALLBACK_NAMES = {"cloud", "emulation", "simulation", "none"}
 def open_url(url: str) -> bool:
     """Open a resource in the user's browser (patched in tests)."""
     return QDesktopServices.openUrl(QUrl(url))
+
+
+def open_folder(path: str) -> bool:
+    """Open an exercise folder in the file manager (patched in tests)."""
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
 
 def confirm_root(parent: QWidget) -> bool:
@@ -57,14 +69,48 @@ class RoutesView(QWidget):
         self.stack.addWidget(self._detail_area)
         self.checkboxes: dict[str, QCheckBox] = {}
         self.verify_results: dict[str, dict] = {}   # step id -> last accelgui.verify result
+        self.exercise_notes: dict[str, str] = {}    # step id -> what Start exercise did
         self._verify_tasks: set = set()
+        self.source = None                          # accelgui.appstate.Source; None: this computer
+
+    def set_source(self, source) -> None:
+        """The machine the window shows (contract 1): Verify and Start exercise check and
+        write on this computer, so they are enabled only when it shows this computer."""
+        self.source = source
+        self.render(self.state)
+
+    def _is_live(self) -> bool:
+        return self.source is None or bool(getattr(self.source, "is_live", True))
+
+    def _acts_here_text(self) -> str:
+        if self._is_live():
+            return self.tr("Checks this computer")
+        name = getattr(self.source, "name", None) or self.tr("the opened report")
+        return self.tr("Checks this computer, not {machine}").format(machine=name)
+
+    def start_exercise(self, step_id: str) -> None:
+        """Write the step's exercise into its default workspace (never over edited files)."""
+        from accelgui import exercises
+
+        try:
+            written = exercises.write_starter(step_id, lang=self.state.lang)
+            self.exercise_notes[step_id] = self.tr(
+                "Exercise written to {path}: edit it, then press Verify to grade it on this "
+                "computer.").format(path=written["workspace"])
+        except exercises.WorkspaceEditedError as exc:
+            self.exercise_notes[step_id] = self.tr(
+                "Your exercise files are in {path} (nothing was overwritten); press Verify to "
+                "grade them.").format(path=exc.workspace)
+        except OSError as exc:
+            self.exercise_notes[step_id] = self.tr("Cannot write the exercise: {error}").format(error=str(exc))
+        self.render(self.state)
 
     def verify_step(self, step_id: str) -> None:
         """Run the step's check in a worker thread (a child process with a timeout, no network)."""
         from accelgui import verify
         from accelgui.gui.workers import Task
 
-        if verify.is_root() and not confirm_root(self):
+        if not self._is_live() or (verify.is_root() and not confirm_root(self)):
             return
         report = self.state.report
         report_dict = as_report_dict(report)
@@ -90,11 +136,11 @@ class RoutesView(QWidget):
         self.render(self.state)
 
     def _verify_row(self, step: dict, card) -> None:
-        """Verified vs ticked badge, the Verify button and the last result of a step's check."""
-        from accelgui import verify
-        from accelgui.l10n import render as render_msg
+        """Where the learner stands on a step, its Verify / Start exercise buttons (this
+        computer only) and the last result of its check or grading."""
+        from accelgui import exercises, verify
         from accelgui.l10n import tr as msg_tr
-        from accelgui.progress import load_verified
+        from accelgui.progress import load_verified, step_progress
 
         sid, lang = step.get("id", ""), self.state.lang
         kb = self.state.kb
@@ -105,37 +151,100 @@ class RoutesView(QWidget):
         if step.get("cost_class"):
             card.body.addWidget(muted(msg_tr("knowledge.routes.cost", lang,
                                              cost=msg_tr(f"knowledge.cost.{step['cost_class']}", lang))))
-        evidence = load_verified().get(sid)
+        verified = load_verified()
+        evidence = verified.get(sid)
+        where = step_progress(sid, {s: None for s in self.state.done}, verified)
+        manifest = exercises.for_step(sid)
         row = QHBoxLayout()
-        if evidence:
-            row.addWidget(Badge(msg_tr("knowledge.progress.verified", lang), STATUS_COLOURS["ready"]))
-            row.addWidget(muted(str(evidence.get("date", ""))[:10]))
-        elif sid in self.state.done:
-            row.addWidget(Badge(msg_tr("knowledge.progress.ticked", lang), "#546e7a"))
+        if where:
+            colour = {"passed": STATUS_COLOURS["ready"], "ready": STATUS_COLOURS["remote"]}.get(where, "#546e7a")
+            badge = Badge(msg_tr(f"verify.progress.{where}", lang), colour)
+            badge.setObjectName(f"progress-{sid}")
+            row.addWidget(badge)
+            if evidence:
+                row.addWidget(muted(str(evidence.get("date", ""))[:10]))
         row.addStretch(1)
-        if verify.has_check(step):
-            button = QPushButton(msg_tr("knowledge.verify.button", lang))
-            button.setObjectName(f"verify-{sid}")
-            button.setToolTip(msg_tr("knowledge.verify.button_tip", lang))
-            running = self.verify_results.get(sid, {}).get("status") == "running"
-            button.setEnabled(not running)
-            button.clicked.connect(lambda _=False, s=sid: self.verify_step(s))
-            row.addWidget(button)
+        if verify.has_check(step) or manifest:
+            self._action_buttons(row, sid, manifest)
         card.body.addLayout(row)
+        if manifest:
+            card.body.addWidget(muted(self.tr("Exercise graded on this computer: {title}").format(
+                title=tr_obj(manifest["title"], lang))))
+        if evidence and evidence.get("proves") == "work":
+            self._evidence_label(card, sid, evidence)
+        if self.exercise_notes.get(sid):
+            note = muted(self.exercise_notes[sid])
+            note.setObjectName(f"exercise-note-{sid}")
+            card.body.addWidget(note)
+        self._result_label(card, sid)
+
+    def _action_buttons(self, row, sid: str, manifest: dict | None) -> None:
+        from accelgui import exercises
+        from accelgui.l10n import tr as msg_tr
+
+        live, lang = self._is_live(), self.state.lang
+        where = self._acts_here_text()
+        if manifest:
+            start = QPushButton(self.tr("Start exercise"))
+            start.setObjectName(f"exercise-{sid}")
+            start.setToolTip(where)
+            start.setEnabled(live)
+            start.clicked.connect(lambda _=False, s=sid: self.start_exercise(s))
+            row.addWidget(start)
+            folder = exercises.default_workspace(manifest)
+            if live and os.path.isdir(folder):
+                opener = QPushButton(self.tr("Open folder"))
+                opener.setObjectName(f"exercise-folder-{sid}")
+                opener.clicked.connect(lambda _=False, f=folder: open_folder(f))
+                row.addWidget(opener)
+        button = QPushButton(msg_tr("knowledge.verify.button", lang))
+        button.setObjectName(f"verify-{sid}")
+        button.setToolTip(msg_tr("knowledge.verify.button_tip", lang) + " (" + where + ")")
+        running = self.verify_results.get(sid, {}).get("status") == "running"
+        button.setEnabled(live and not running)
+        button.clicked.connect(lambda _=False, s=sid: self.verify_step(s))
+        row.addWidget(button)
+        here = muted(where)
+        here.setObjectName(f"verify-where-{sid}")
+        row.addWidget(here)
+
+    def _evidence_label(self, card, sid: str, evidence: dict) -> None:
+        """The figures of the learner's passed exercise: each target, as measured."""
+        from accelgui.l10n import render as render_msg
+
+        lang = self.state.lang
+        lines = [render_msg(t["msg"], lang) for t in evidence.get("targets") or [] if t.get("msg")]
+        if not lines:
+            lines = [", ".join(f"{k} {v:.4g}" for k, v in (evidence.get("figures") or {}).items()
+                               if isinstance(v, (int, float)))]
+        label = para("<br>".join(html_escape(x) for x in lines if x), rich=True)
+        label.setObjectName(f"evidence-{sid}")
+        card.body.addWidget(label)
+
+    def _result_label(self, card, sid: str) -> None:
+        from accelgui.l10n import render as render_msg
+        from accelgui.l10n import tr as msg_tr
+
+        lang = self.state.lang
         result = self.verify_results.get(sid)
-        if result and result.get("status") != "running":
-            status = msg_tr(f"knowledge.verify.status.{result['status']}", lang)
-            reason = render_msg(result["reason_msg"], lang) if result.get("reason_msg") else result.get("reason", "")
-            text = lead(status + ":") + html_escape(reason)
-            if result.get("check_override") and result.get("check_file"):
-                # a check from an override folder is code the user chose to run: say so
-                text += "<br>" + html_escape(msg_tr("verify.source.override", lang,
-                                                    file=result["check_file"]))
-            if result.get("excerpt"):
-                text += "<br><small>" + html_escape(result["excerpt"][:400]).replace("\n", "<br>") + "</small>"
-            label = para(text, rich=True)
-            label.setObjectName(f"verify-result-{sid}")
-            card.body.addWidget(label)
+        if not result or result.get("status") == "running":
+            return
+        status = msg_tr(f"verify.status.{result['status']}", lang)
+        reason = render_msg(result["reason_msg"], lang) if result.get("reason_msg") else result.get("reason", "")
+        text = lead(status + ":") + html_escape(reason)
+        for target in result.get("targets") or []:
+            if len(result["targets"]) > 1:
+                text += "<br>" + html_escape(("✓ " if target.get("met") else "✗ ") + render_msg(target["msg"], lang))
+        if result["status"] == "ready":
+            text += "<br>" + html_escape(msg_tr("verify.ready_note", lang))
+        if result.get("check_override") and result.get("check_file"):
+            # a check from an override folder is code the user chose to run: say so
+            text += "<br>" + html_escape(msg_tr("verify.source.override", lang, file=result["check_file"]))
+        if result.get("excerpt") and result["status"] != "done":
+            text += "<br><small>" + html_escape(result["excerpt"][:400]).replace("\n", "<br>") + "</small>"
+        label = para(text, rich=True)
+        label.setObjectName(f"verify-result-{sid}")
+        card.body.addWidget(label)
 
     def retranslate(self) -> None:
         self.render(self.state)
