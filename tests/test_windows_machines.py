@@ -169,3 +169,36 @@ def test_record_tree_on_windows_writes_a_folder_that_replays_the_same(tmp_path):
     assert [{k: d[k] for k in keys} for d in replay["devices"]] == \
         [{k: d[k] for k in keys} for d in original["devices"]]
     assert replay["cpu"]["model_name"] == original["cpu"]["model_name"]
+
+
+def test_a_gpu_on_the_basic_display_driver_is_a_gpu_without_its_driver(tmp_path):
+    (tmp_path / "video.txt").write_text(
+        "\nName                   : Microsoft Basic Display Adapter\n"
+        "PNPDeviceID            : PCI\\VEN_10DE&DEV_2684&SUBSYS_889D1043&REV_A1\\4&2283F625&0&0019\n"
+        "AdapterRAM             : 0\nDriverVersion          : 10.0.22621.1\nConfigManagerErrorCode : 0\n\n"
+        "Name                   : Microsoft Remote Display Adapter\n"
+        "PNPDeviceID            : SWD\\REMOTEDISPLAYENUM\\RDPIDD_INDIRECTDISPLAY&SESSIONID_0002\n"
+        "AdapterRAM             :\nConfigManagerErrorCode : 0\n\n"
+        "Name                   : Microsoft Hyper-V Video\n"
+        "PNPDeviceID            : VMBUS\\{DA0A7802-E377-4AAC-8E77-0558EB1073F8}\\{5620E0C7}\n"
+        "AdapterRAM             : 0\nConfigManagerErrorCode : 0\n", encoding="utf-8")
+    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    assert r["platform"]["os"] == "Windows"
+    gpu = one(r, "gpu", "nvidia")
+    assert gpu["readiness"] == "driver-missing" and gpu["pci_id"] == "10de:2684"
+    assert "Basic Display" not in gpu["name"]              # named from its id, not the stand-in driver
+    assert gpu["details"]["memory_bytes"] == 24 * GIB      # the specification row's
+
+
+def test_wsl_seen_from_windows(tmp_path):
+    from accelgui.probes.platforms.windows import hardware
+
+    (tmp_path / "wsl.txt").write_bytes("  NAME            STATE           VERSION\r\n"
+                                       "* Ubuntu-24.04    Stopped         2\r\n  Legacy    Running   1\r\n"
+                                       .encode("utf-16-le"))
+    (tmp_path / "os.txt").write_text("Caption : Microsoft Windows 11 Pro\nBuildNumber : 26100\n"
+                                     "OSArchitecture : 64-bit\nTotalVisibleMemorySize : 100\n")
+    found = hardware.wsl(ProbeContext(str(tmp_path)))
+    assert found["wsl2"] is True
+    assert [(d["name"], d["version"], d["default"]) for d in found["distributions"]] == \
+        [("Ubuntu-24.04", 2, True), ("Legacy", 1, False)]
