@@ -86,6 +86,8 @@ COMMANDS: tuple[Command, ...] = (
             also=_by_hand("Win32_ComputerSystem", "win32_computersystem")),
     Command("windows.bios", _cim("Win32_BIOS"), _prop("SMBIOSBIOSVersion"),
             also=_by_hand("Win32_BIOS", "win32_bios")),
+    Command("windows.baseboard", _cim("Win32_BaseBoard"), _prop("HostingBoard"),
+            also=_by_hand("Win32_BaseBoard", "win32_baseboard")),
     Command("windows.system_enclosure", _cim("Win32_SystemEnclosure"),
             _prop("SMBIOSAssetTag", "ChassisTypes"),
             also=_by_hand("Win32_SystemEnclosure", "win32_systemenclosure")),

@@ -66,6 +66,7 @@ def _dmi(ctx) -> dict[str, str]:
     cs = first(ctx, "windows.computer_system", "Win32_ComputerSystem")
     bios = first(ctx, "windows.bios", "Win32_BIOS")
     chassis = first(ctx, "windows.system_enclosure", "Win32_SystemEnclosure")
+    board = first(ctx, "windows.baseboard", "Win32_BaseBoard")
     types = records.field(chassis, "ChassisTypes")
     kind = records.number(types[0] if isinstance(types, list) and types else
                           re.sub(r"[{}\s]", "", str(types or "")).split(",")[0])
@@ -76,6 +77,8 @@ def _dmi(ctx) -> dict[str, str]:
              ("bios_vendor", records.text_of(bios, "Manufacturer")),
              ("bios_version", records.text_of(bios, "SMBIOSBIOSVersion")),
              ("product_serial", records.text_of(bios, "SerialNumber")),
+             ("board_vendor", records.text_of(board, "Manufacturer")),
+             ("board_name", records.text_of(board, "Product")),
              ("chassis_vendor", records.text_of(chassis, "Manufacturer")),
              ("chassis_asset_tag", records.text_of(chassis, "SMBIOSAssetTag")),
              ("chassis_type", str(kind) if kind else None))

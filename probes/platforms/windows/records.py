@@ -97,6 +97,7 @@ _CLASS_KEYS = (
                               "SystemFamily", "SystemSKUNumber")),
     ("Win32_BIOS", ("SMBIOSBIOSVersion", "BIOSVersion", "SMBIOSMajorVersion")),
     ("Win32_SystemEnclosure", ("SMBIOSAssetTag", "ChassisTypes")),
+    ("Win32_BaseBoard", ("HostingBoard",)),
     ("Win32_PnPSignedDriver", ("DriverProviderName", "InfName", "IsSigned")),
     ("Win32_PnPEntity", ("InstanceId", "PNPClass", "ClassGuid", "PNPDeviceID")),
 )
