@@ -30,6 +30,12 @@ line, so a link or a FIFO there is a mistake or an attack, never a wish. They go
   between the link and the file it points to. The rename itself never follows a link, so a
   link swapped in at the last moment is replaced, its target untouched.
 * refused files are left exactly as they are (same inode, same bytes).
+
+On Windows the same holds with what the OS offers: a rename over a file another process has
+open (an antivirus scanner, the indexer, a second accelgui) fails with a sharing violation for
+a moment, so the rename is retried for up to REPLACE_RETRY_S before it is an error; there is no
+``fchmod`` (the file's mode is the folder's ACL) and no ``fcntl``: :class:`FileLock` locks with
+``msvcrt.locking`` there and ``fcntl.flock`` elsewhere.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ class UnsafeFileError(OSError):
 
 
 STATE_FILE_MAX_BYTES = 2 * 1024 * 1024      # see the module doc
+REPLACE_RETRY_S = 2.0                       # Windows: how long a sharing violation is waited out
+_SHARING_ERRORS = (5, 32, 33)               # winerror: access denied, sharing / lock violation
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -146,6 +154,79 @@ def _create_temp(directory: str, name: str, mode: int = 0o666) -> tuple[int, str
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {directory}")
+
+
+def _fchmod(fd: int, mode: int) -> None:
+    """The file's mode (POSIX); Windows has no fchmod before Python 3.13: its ACLs decide."""
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+
+
+def replace(src: str, dst: str, retry_s: float | None = None, sleep=None) -> None:
+    """``os.replace``; on Windows a sharing violation (another process has ``dst`` open for a
+    moment) is retried, with a growing pause, for up to ``retry_s`` (REPLACE_RETRY_S)."""
+    import time
+
+    deadline = time.monotonic() + (REPLACE_RETRY_S if retry_s is None else retry_s)
+    pause = 0.01
+    while True:
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError as exc:
+            if getattr(exc, "winerror", None) not in _SHARING_ERRORS or time.monotonic() >= deadline:
+                raise
+        (sleep or time.sleep)(pause)
+        pause = min(pause * 2, 0.25)
+
+
+class FileLock:
+    """An exclusive lock on ``path`` (a lock file, created 0600, never through a link) held
+    for a ``with`` block: ``fcntl.flock`` on POSIX, ``msvcrt.locking`` of its first byte on
+    Windows (which waits in one-second steps: retried until it is taken); where neither
+    exists the block runs unlocked. UnsafeFileError when ``path`` is a link or not a file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.fd: int | None = None
+
+    def __enter__(self) -> FileLock:
+        check_state_target(self.path)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _CLOEXEC | _NOFOLLOW | _NONBLOCK, 0o600)
+        except OSError as exc:
+            raise WriteError(f"cannot lock {self.path}: {exc.strerror or exc}") from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):         # swapped in after the check
+            os.close(fd)
+            raise _refuse_kind(self.path, os.stat(self.path).st_mode)
+        self.fd = fd
+        _lock_fd(fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)           # closing releases the lock (both kinds)
+            self.fd = None
+
+
+def _lock_fd(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    try:
+        import msvcrt
+    except ImportError:
+        return
+    while True:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)   # waits up to 10 s, then raises
+            return
+        except OSError:
+            continue
 
 
 def _fsync_dir(directory: str) -> None:
@@ -253,13 +334,13 @@ def _replace_with(fd: int, tmp: str, target: str, directory: str, payload: bytes
     try:
         with os.fdopen(fd, "wb") as f:
             if mode is not None:
-                os.fchmod(f.fileno(), mode)
+                _fchmod(f.fileno(), mode)
             f.write(payload)
             f.flush()
             os.fsync(f.fileno())
         if before_rename is not None:
             before_rename()
-        os.replace(tmp, target)
+        replace(tmp, target)
         _fsync_dir(directory)
     except BaseException as exc:
         try:
@@ -296,7 +377,7 @@ def create_new_file(path: str, data: bytes, mode: int = 0o600) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), mode)
+            _fchmod(f.fileno(), mode)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

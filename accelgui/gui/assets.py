@@ -1,10 +1,17 @@
-"""Developer tool: rebuild the app's generated assets from their sources.
+"""Developer tool: rebuild the app's generated assets from their sources; and the fonts
+the app asks for on each OS.
 
     python -m accelgui.gui.assets icons          # resources/icons/accelgui-<size>.png from the SVG
     python -m accelgui.gui.assets translations   # lupdate (.py -> .ts, keeps translations), lrelease (.ts -> .qm)
 
 Run from a source checkout (it writes into resources/). New UI strings appear in the .ts as
 "unfinished"; translate them (Qt Linguist: pyside6-linguist) and run it again.
+
+Chinese text needs a CJK font: :func:`ui_font_families` names the ones each OS ships
+(macOS: PingFang SC, then Hiragino Sans GB and STHeiti; Windows: Microsoft YaHei UI, then
+Microsoft YaHei and SimSun; Linux: Noto Sans CJK SC or WenQuanYi Micro Hei from the
+distribution's packages), after the OS's own UI font, so Latin text keeps its look and Qt
+takes Chinese glyphs from the first CJK family installed.
 """
 
 from __future__ import annotations
@@ -19,6 +26,30 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RESOURCES = os.path.join(ROOT, "resources")
 LANGUAGES = ("zh_CN",)
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+
+
+# (Latin UI font, CJK fonts in order of preference) per OS; Qt skips families not installed
+UI_FONTS = {
+    "darwin": (".AppleSystemUIFont", ("PingFang SC", "Hiragino Sans GB", "STHeiti")),
+    "win32": ("Segoe UI", ("Microsoft YaHei UI", "Microsoft YaHei", "SimSun")),
+    "linux": ("Noto Sans", ("Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "Droid Sans Fallback")),
+}
+
+
+def ui_font_families(platform: str | None = None) -> list[str]:
+    """The font families for the app's text on ``platform`` (``sys.platform`` unless given):
+    the OS's UI font, then its CJK fonts."""
+    name = sys.platform if platform is None else platform
+    key = "darwin" if name == "darwin" else "win32" if name in ("win32", "cygwin") else "linux"
+    latin, cjk = UI_FONTS[key]
+    return [latin, *cjk]
+
+
+def apply_ui_font(app, platform: str | None = None) -> None:
+    """Give ``app`` (a QApplication) the OS's UI font with its CJK fallbacks, size unchanged."""
+    font = app.font()
+    font.setFamilies(ui_font_families(platform))
+    app.setFont(font)
 
 
 def _tool(name: str) -> str:
