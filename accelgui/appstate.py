@@ -93,8 +93,8 @@ def source_of(kind: str, report=None, path: str | None = None, lang: str = "en")
 
 class AppState:
     """The report shown and where it came from, the knowledge and advice, the language, the
-    benchmark run, the status line. Plain attributes, changed only through the methods below;
-    each method tells the subscribers which attributes changed.
+    benchmark run, a report being opened (the status line says so). Plain attributes, changed
+    only through the methods below; each method tells the subscribers which attributes changed.
 
     Two reports are kept: ``live_report`` (this computer, or the recorded tree of
     ``sysroot``) and ``opened_report`` (a file); ``showing_live`` says which one is shown.
@@ -113,7 +113,6 @@ class AppState:
         self.probe_error: str | None = None
         self.advice_error: str | None = None
         self.opening: str | None = None              # the path of a report being opened
-        self.status_message: str | None = None       # a transient line ("Opening …")
         self.bench_mode: str | None = None           # the running benchmark: "quick" / "full"
         self.bench_warnings: list = []               # the last finished run's warnings
         self.benchmark_at: float | None = None       # time.time() of the last finished run
@@ -303,8 +302,3 @@ class AppState:
         self.live_report, self.history_entry = report.replace(benchmarks=section), section
         self._changed("live_report", "history_entry")
         return True
-
-    # -- the status line -----------------------------------------------------------------
-    def set_status(self, text: str | None) -> None:
-        self.status_message = text
-        self._changed("status_message")

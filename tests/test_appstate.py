@@ -142,12 +142,12 @@ def test_the_stored_benchmark_is_attached_only_to_a_report_without_one():
     assert state.live_report.benchmarks == bench(8.0) and state.history_entry is None
 
 
-def test_knowledge_and_language_and_status():
+def test_knowledge_and_language():
     state = AppState(lang="zh_CN")
+    seen = watched(state)
     assert state.lang == "zh" and state.source.name == ZH_THIS_COMPUTER
     assert state.knowledge_loaded("kb", {"s1"}) and not state.knowledge_loaded("other", {"s1"})
-    assert state.kb == "kb"
+    assert state.kb == "kb" and len(seen) == 1          # nothing new: no redraw asked for
     state.set_done({"s1", "s2"})
     state.set_language("en")
-    state.set_status("Opening r.json\u2026")
-    assert (state.done, state.lang, state.status_message) == (frozenset({"s1", "s2"}), "en", "Opening r.json\u2026")
+    assert (state.done, state.lang, state.source.name) == (frozenset({"s1", "s2"}), "en", "This computer")

@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
         self.options = options or AppOptions()
         self.ui_lang = i18n.normalize(self.options.lang)
         self.state = AppState(sysroot=self.options.sysroot, lang=i18n.knowledge_lang(self.ui_lang))
+        self.state.subscribe(self._state_changed)
         self.benchmark_command = None          # tests: callable(mode) -> argv of a fake child
         #: asked before an opened report is replaced by this computer (tests replace it)
         self.confirm_replace = self._ask_replace
@@ -591,6 +592,14 @@ class MainWindow(QMainWindow):
             parts.insert(0, self.machine_label())
         return " · ".join(parts)
 
+    def _state_changed(self, changed: frozenset) -> None:
+        """What the status bar shows of the state itself: "Opening …" while a report is read."""
+        if "opening" in changed:
+            if self.state.opening:
+                self.statusBar().showMessage(self.tr("Opening {path}…").format(path=self.state.opening))
+            else:
+                self.statusBar().clearMessage()
+
     def _update_status(self) -> None:
         self.status_label.setText(self.status_text())
         self.busy_bar.setVisible(bool(self.busy) or self.bench.is_running())
@@ -720,12 +729,10 @@ class MainWindow(QMainWindow):
     def open_report_file(self, path: str) -> None:
         """Load a saved report in a worker, then show it in every view."""
         self.state.opening_started(path)
-        self.statusBar().showMessage(self.tr("Opening {path}…").format(path=path))
         lang = self.knowledge_lang()
 
         def opened(report):
             self.state.report_opened(path, report)
-            self.statusBar().clearMessage()       # "Opening …" ends when it is open
             self.notice.hide()
             self.routes.show_list()
             self.refresh()
@@ -734,7 +741,6 @@ class MainWindow(QMainWindow):
 
         def failed(message):
             self.state.opening_failed(path)
-            self.statusBar().clearMessage()
             self.notice.show_message(self.tr("Could not open {path}: {error}").format(
                 path=path, error=message), error=True)
 
