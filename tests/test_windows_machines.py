@@ -202,3 +202,16 @@ def test_wsl_seen_from_windows(tmp_path):
     assert found["wsl2"] is True
     assert [(d["name"], d["version"], d["default"]) for d in found["distributions"]] == \
         [("Ubuntu-24.04", 2, True), ("Legacy", 1, False)]
+
+
+def test_dxdiag_alone_names_the_os_cpu_memory_gpu_and_the_npus_driver(tmp_path):
+    import shutil
+
+    shutil.copy(os.path.join(MACHINES, "win-ryzen-ai-laptop", "dxdiag _t dxdiag.txt"), tmp_path)
+    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    assert r["platform"]["os_release"] == "Windows 11 Pro 24H2"
+    assert r["cpu"]["model_name"] == "AMD Ryzen AI 9 HX 370 w/ Radeon 890M" and r["cpu"]["logical_cpus"] == 24
+    assert r["memory"]["total_bytes"] == 32768 << 20
+    assert one(r, "gpu", "amd")["details"]["memory_bytes"] == 466 << 20
+    npu = one(r, "npu", "amd")                       # from System Devices, with its driver file
+    assert npu["driver"] == "kipudrv" and npu["readiness"] == "ready"

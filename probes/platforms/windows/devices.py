@@ -129,6 +129,9 @@ def _from_dxdiag(adapters: list[dict], ctx) -> None:
         if a is None and _npu_by_id(entry["pnp"]):
             a = _merge(adapters, taken, entry["name"], entry["pnp"], "dxdiag")
             a["cls"] = "computeaccelerator"
+        if a is not None:
+            a["service"] = a["service"] or entry["driver"]
+            a["driver_version"] = a["driver_version"] or entry["driver_version"]
 
 
 def _npu_by_id(pnp: dict) -> bool:

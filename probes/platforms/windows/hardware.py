@@ -103,8 +103,11 @@ def os_release(ctx) -> str | None:
         return re.sub(r"^Microsoft\s+", "", caption or "") or None
     if build is None:
         return re.sub(r"^Microsoft\s+", "", caption).split(" (")[0] if caption else None
-    parts = [f"Windows {11 if build >= 22000 else 10}",
-             _EDITIONS.get(records.int_of(os_, "OperatingSystemSKU")), _RELEASES.get(build)]
+    edition = _EDITIONS.get(records.int_of(os_, "OperatingSystemSKU"))
+    if edition is None and not os_:     # dxdiag's "Windows 11 Pro 64-bit (10.0, Build 26100)"
+        m = re.search(r"Windows 1[01] ([A-Za-z][A-Za-z ]{0,30}?) (?:64|32)[- ][Bb]it", caption or "")
+        edition = m.group(1) if m else None
+    parts = [f"Windows {11 if build >= 22000 else 10}", edition, _RELEASES.get(build)]
     return " ".join(p for p in parts if p)
 
 

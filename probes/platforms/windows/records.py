@@ -324,6 +324,20 @@ def _display_entry(entry: dict) -> dict:
             "manufacturer": entry.get("Manufacturer")}
 
 
+_DRIVER_FILE = re.compile(r"([\w.\-]+)\.sys, (\d+(?:\.\d+){3})\b", re.I)
+
+
+def _driver_file(order: list[tuple[str, str]]) -> dict:
+    """A System Devices entry's driver: the first ``<name>.sys, <version>`` value (the label
+    is localised, the value's form is not) -> {driver: service name, driver_version}."""
+    for _, value in order:
+        m = _DRIVER_FILE.search(value)
+        if m:
+            version = ".".join(str(int(p)) for p in m.group(2).split("."))
+            return {"driver": m.group(1), "driver_version": version}
+    return {"driver": None, "driver_version": None}
+
+
 def dxdiag(text: str | None) -> dict:
     """``dxdiag /t``: {system: {label: value}, displays: [...], devices: [{name, pnp}]}.
     Display devices give their name (the first line), PnP id (the ``Enum\\PCI\\...`` value),
@@ -344,7 +358,7 @@ def dxdiag(text: str | None) -> dict:
             for e in entries:
                 pnp = next((pnp_id(v) for _, v in e["_order"] if re.match(r"(?i)(pci|acpi)\\", v)), None)
                 if pnp:
-                    out["devices"].append({"name": e["_order"][0][1], "pnp": pnp})
+                    out["devices"].append(dict(_driver_file(e["_order"]), name=e["_order"][0][1], pnp=pnp))
         elif not out["system"] and len(entries) == 1:
             out["system"] = {k: v for k, v in entries[0].items() if k != "_order"}
             out["system"]["_order"] = entries[0]["_order"]
