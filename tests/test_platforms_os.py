@@ -126,3 +126,19 @@ def test_the_windows_start_menu_shortcut(tmp_path, monkeypatch):
     assert link not in argv[4]
     (tmp_path / "accelgui.lnk").write_bytes(b"L")
     assert desktop.uninstall(base=str(tmp_path)) == [link]
+
+
+def test_the_pyinstaller_specs_share_one_list_and_name_every_os_target():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "packaging"
+    for name in ("accelgui.spec", "accelgui-macos.spec", "accelgui-windows.spec", "bundle_common.py"):
+        ast.parse((root / name).read_text(), name)          # each is valid Python
+    mac, win = (root / "accelgui-macos.spec").read_text(), (root / "accelgui-windows.spec").read_text()
+    assert "BUNDLE(" in mac and "bundle_identifier=APP_ID" in mac and desktop.APP_ID in mac
+    assert 'name="accelgui-gui", console=False' in win and "icon=ICON" in win
+    for spec in ("accelgui.spec", "accelgui-macos.spec", "accelgui-windows.spec"):
+        assert "bundle_inputs()" in (root / spec).read_text()
+    for icon in ("accelgui-512.png", "accelgui-256.png"):
+        assert (root.parent / "resources" / "icons" / icon).is_file()
