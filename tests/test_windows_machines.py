@@ -215,3 +215,18 @@ def test_dxdiag_alone_names_the_os_cpu_memory_gpu_and_the_npus_driver(tmp_path):
     assert one(r, "gpu", "amd")["details"]["memory_bytes"] == 466 << 20
     npu = one(r, "npu", "amd")                       # from System Devices, with its driver file
     assert npu["driver"] == "kipudrv" and npu["readiness"] == "ready"
+
+
+def test_one_pasted_file_with_several_commands_and_their_prompts(tmp_path):
+    base = os.path.join(MACHINES, "win-laptop-meteorlake-rtx4060")
+    parts = []
+    for cls in ("Win32_VideoController", "Win32_Processor", "Win32_OperatingSystem"):
+        with open(os.path.join(base, f"Get-CimInstance {cls} pipe Format-List star.txt"), encoding="utf-8") as f:
+            parts.append(f"PS C:\\Users\\me> Get-CimInstance {cls} | fl *\n" + f.read())
+    (tmp_path / "forum post.txt").write_text("\n".join(parts) + "\nPS C:\\Users\\me>\n", encoding="utf-8")
+    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    assert r["platform"]["os_release"] == "Windows 11 Home 23H2"
+    assert r["cpu"]["model_name"] == "Intel(R) Core(TM) Ultra 7 155H"
+    assert sorted(d["pci_id"] for d in by_kind(r, "gpu")) == ["10de:28a0", "8086:7d55"]
+    # AdapterRAM reads 4 GB: the 8 GB of the RTX 4060 Laptop GPU come from its specification row
+    assert one(r, "gpu", "nvidia")["details"]["memory_bytes"] == 8 * GIB

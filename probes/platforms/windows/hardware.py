@@ -35,9 +35,28 @@ def outputs(ctx, key: str) -> list[str]:
         return []
 
 
+# outputs that hold no WMI objects (their own layouts)
+_NOT_WMI = ("windows.dxdiag", "windows.nvidia_smi", "windows.nvidia_smi_xml", "windows.display_registry",
+            "windows.pip", "windows.wsl", "windows.system32_dlls", "windows.coreinfo", "windows.nvcc")
+
+
 def wmi(ctx, key: str, cls: str) -> list[dict]:
-    """The objects of WMI class ``cls`` in the outputs of ``key``, parsed once per context."""
-    return ctx.shared(f"windows.wmi.{key}.{cls}", lambda: records.of_class(outputs(ctx, key), cls))
+    """The objects of WMI class ``cls`` in the outputs of ``key``; in a recorded folder where
+    that command's file is missing, the objects of that class in the other files (one file
+    holding several commands' outputs, as a forum post does). Parsed once per context."""
+    def find() -> list[dict]:
+        found = records.of_class(outputs(ctx, key), cls)
+        if found or ctx.live:
+            return found
+        others = [k for k in sorted(getattr(ctx, "recorded_commands", None) or {})
+                  if k != key and k not in _NOT_WMI]
+        return [o for k in others for o in _parsed(ctx, k) if records.wmi_class(o) == cls]
+    return ctx.shared(f"windows.wmi.{key}.{cls}", find)
+
+
+def _parsed(ctx, key: str) -> list[dict]:
+    return ctx.shared(f"windows.objects.{key}",
+                      lambda: [o for text in outputs(ctx, key) for o in records.objects(text)])
 
 
 def first(ctx, key: str, cls: str) -> dict:

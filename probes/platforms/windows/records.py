@@ -23,11 +23,16 @@ def _is_wmic_list(lines: list[str]) -> bool:
     return len(keyed) * 2 > len(lines)
 
 
+# a shell prompt line pasted with the output ("PS C:\Users\me> Get-CimInstance ...", "C:\>wmic ...")
+_PROMPT = re.compile(r"^(?:PS [^\n>]{0,260}>|[A-Za-z]:\\[^\n>]{0,260}>)[^\n]*$", re.M)
+
+
 def objects(text: str | None) -> list[dict]:
     """The objects of a WMI/PowerShell output, whatever its layout: ``ConvertTo-Json``,
     ``wmic /format:list``, a table (``Format-Table``, wmic's default) or ``Format-List``."""
     if not text or not text.strip():
         return []
+    text = _PROMPT.sub("", text)
     stripped = text.lstrip()
     if stripped[:1] in "[{":
         found = layouts.json_objects(stripped)
