@@ -230,3 +230,16 @@ def test_one_pasted_file_with_several_commands_and_their_prompts(tmp_path):
     assert sorted(d["pci_id"] for d in by_kind(r, "gpu")) == ["10de:28a0", "8086:7d55"]
     # AdapterRAM reads 4 GB: the 8 GB of the RTX 4060 Laptop GPU come from its specification row
     assert one(r, "gpu", "nvidia")["details"]["memory_bytes"] == 8 * GIB
+
+
+def test_an_npu_listed_as_a_system_device_is_still_an_npu(tmp_path):
+    (tmp_path / "pnp.txt").write_text(
+        "\nStatus     Class           FriendlyName            InstanceId\n"
+        "------     -----           ------------            ----------\n"
+        "OK         System          Intel(R) AI Boost       PCI\\VEN_8086&DEV_643E&SUBSYS_00000000&REV_04\\3&11583659&0&38\n"
+        "OK         System          PCI Express Root Port   PCI\\VEN_8086&DEV_A83E&SUBSYS_00000000&REV_10\\3&11583659&0&E0\n",
+        encoding="utf-8")
+    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    npu = one(r, "npu", "intel")
+    assert npu["pci_id"] == "8086:643e" and npu["address"] == "0000:00:07.0"
+    assert len(r["devices"]) == 1

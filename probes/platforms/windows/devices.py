@@ -80,12 +80,12 @@ def _from_pnp(adapters: list[dict], ctx) -> None:
     for obj in _pnp_objects(ctx):
         pnp = records.pnp_id(records.text_of(obj, "InstanceId", "Instance ID", "PNPDeviceID", "DeviceID"))
         cls = (records.text_of(obj, "Class", "PNPClass", "Class Name") or "").lower()
-        if pnp is None or not cls.startswith(("display", "computeaccel")):
-            continue
+        if pnp is None or not (cls.startswith(("display", "computeaccel")) or _npu_by_id(pnp)):
+            continue            # (early NPU drivers installed them as System devices)
         present = records.field(obj, "Present")
         if (records.text_of(obj, "Status") or "").lower() == "unknown" or present in (False, "False"):
             continue        # a device Windows remembers but that is not there now
-        cls = "display" if cls.startswith("display") else "computeaccelerator"
+        cls = "display" if cls.startswith("display") else "computeaccelerator"     # an NPU
         a = _merge(adapters, taken, records.text_of(obj, "FriendlyName", "Name", "Device Description"),
                    pnp, "PnP")
         a["cls"] = cls
@@ -100,8 +100,9 @@ def _from_drivers(adapters: list[dict], ctx) -> None:
     for obj in wmi(ctx, "windows.signed_drivers", "Win32_PnPSignedDriver"):
         pnp = records.pnp_id(records.text_of(obj, "DeviceID"))
         cls = (records.text_of(obj, "DeviceClass") or "").lower()
-        if pnp is None or cls not in _CLASS_CODES:
+        if pnp is None or not (cls in _CLASS_CODES or _npu_by_id(pnp)):
             continue
+        cls = cls if cls in _CLASS_CODES else "computeaccelerator"
         a = _merge(adapters, taken, records.text_of(obj, "DeviceName", "FriendlyName"), pnp,
                    "Win32_PnPSignedDriver")
         a["cls"] = a["cls"] or cls
