@@ -599,7 +599,7 @@ def _route_tier(a: Any, goal: str | None, kb: Any = None) -> tuple[Any, ...]:
 
 
 def route_goals() -> JSON:
-    """{route id: (goal, ...)} from knowledge/support.json route_goals."""
+    """{route id: (goal, ...)}: each route file's own ``goals`` (knowledge.support.route_goals)."""
     return {r["route"]: tuple(r.get("goals") or ()) for r in support.rows("route_goals")
             if r.get("route")}
 
