@@ -243,3 +243,31 @@ def test_an_npu_listed_as_a_system_device_is_still_an_npu(tmp_path):
     npu = one(r, "npu", "intel")
     assert npu["pci_id"] == "8086:643e" and npu["address"] == "0000:00:07.0"
     assert len(r["devices"]) == 1
+
+
+def test_live_on_windows_runs_the_commands_and_asks_nvml(monkeypatch):
+    """On a (faked) live Windows: each command runs once through the runner, NVML's answer
+    (WDDM) is merged into the GPU at its PCI location, and no Linux file is read."""
+    from accelgui.probes import gpu_nvidia, platforms
+    from accelgui.probes.platforms.windows import commands
+
+    source = ProbeContext(os.path.join(MACHINES, "win-desktop-rtx4090-adapterram"))
+    by_argv = {c.argv: c.key for c in commands.COMMANDS}
+    ran = []
+
+    def run(argv, timeout_s):
+        ran.append(by_argv[tuple(argv)])
+        texts = source.outputs(by_argv[tuple(argv)])
+        return (texts[0], None) if texts else (None, "not-found")
+
+    nvml = {"ok": True, "source": "nvml", "driver_version": "555.85", "nvidia_driver": "555.85",
+            "cuda_driver": "12.5", "gpus": [{"pci_address": "0000:01:00.0", "name": "NVIDIA GeForce RTX 4090",
+                                             "memory_bytes": 25757220864, "compute_capability": 8.9}]}
+    monkeypatch.setattr(platforms, "live_platform", lambda sys_platform=None: "windows")
+    monkeypatch.setattr(gpu_nvidia, "query_nvml", lambda nvml_module=None: nvml)
+    r = run_probes(ProbeContext("/", run_command=run), timeout_s=20).to_dict()
+    assert r["platform"]["os"] == "Windows" and r["cpu"]["model_name"] == "Intel(R) Core(TM) i9-14900K"
+    gpu = one(r, "gpu", "nvidia")
+    assert gpu["details"]["memory_bytes"] == 25757220864 and gpu["details"]["memory_source"] == "nvml"
+    assert gpu["details"]["compute_capability"] == 8.9 and gpu["readiness"] == "ready"
+    assert len(ran) == len(set(ran))                      # each command once

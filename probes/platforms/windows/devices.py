@@ -331,7 +331,8 @@ def probe(ctx) -> dict:
             if dev is not None:
                 socs.append(dev)
     fragment: dict = {"pci_functions": functions, "soc_devices": socs,
-                      "pci_meta": {"functions_scanned": len(found), "live": ctx.live,
+                      # "live" there means Linux libraries and device files were looked at
+                      "pci_meta": {"functions_scanned": len(found), "live": False,
                                    "dev_recorded": False, "root": ctx.root}}
     nvml = _live_nvml(ctx) or _nvml(nvidia_smi(ctx))
     if nvml:
