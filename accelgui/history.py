@@ -18,6 +18,8 @@ state files of accelgui (``accelgui.progress.data_dir()``, ``$ACCELGUI_DATA_DIR`
   :mod:`accelgui.atomic` by slimming the oldest runs (their cache sweep, telemetry and run
   environment go; the figures and their spreads stay). Build paths (``jit``) and the LLVM
   feature list are not stored.
+* ``<key>.trend.json`` beside it keeps each run's headline medians (:func:`trend`): what the
+  Benchmarks page plots, a few KiB where the full history may be a MiB.
 * :func:`runs`, :func:`latest_run` and :func:`latest` read it back; none ever raises for a
   bad file. :func:`latest` adds a notice with the run's date, so a face showing its figures
   after a restart says where they come from.
@@ -45,6 +47,10 @@ FOLDER = "benchmark-history"
 SLIM_PARTS = ("environment", "telemetry", "memory_cap_limits", "stderr_tail")
 SLIM_CPU_PARTS = ("cache_sweep",)
 _BACKUP_NAMES = 10          # <key>.json.corrupt, then .corrupt.1 .. .corrupt.9
+#: the figures kept in the trend file (their medians), GPUs per index
+TREND_FIGURES = ("cpu.stream.triad_gbps", "cpu.fma.fp64_gflops_mt", "cpu.fma.fp64_gflops_1t",
+                 "cpu.gemm.dgemm_gflops")
+TREND_GPU_FIGURES = ("triad_gbps", "fp32_gflops")
 
 
 class HistoryError(ValueError):
@@ -189,6 +195,54 @@ def latest(key: str, *, path: str | None = None) -> dict | None:
     return section
 
 
+# --------------------------------------------------------------------------- trend
+
+def trend_path(key: str, path: str | None = None) -> str:
+    """The small file beside the history with each run's headline figures (what the app's
+    trend plot reads: a page redrawn after a run must not parse 200 full runs)."""
+    full = history_path(key, path)
+    return (full[:-5] if full.endswith(".json") else full) + ".trend.json"
+
+
+def trend_entry(run: dict) -> dict:
+    """{when, mode, figures: {dotted path: median}} of one stored run: the medians
+    (``benchmarks.quantity``) of :data:`TREND_FIGURES` and of each GPU's
+    :data:`TREND_GPU_FIGURES`."""
+    from accelgui import benchmarks
+
+    b = run["benchmarks"]
+    paths = list(TREND_FIGURES) + [f"gpu.{e.get('index')}.{fig}" for e in benchmarks.gpu_devices(b)
+                                   for fig in TREND_GPU_FIGURES]
+    figures = {}
+    for p in paths:
+        q = benchmarks.quantity(b, p)
+        if q:
+            figures[p] = q["value"]
+    return {"when": run.get("when"), "mode": run.get("mode"), "figures": figures}
+
+
+def trend(key: str, *, path: str | None = None) -> list[dict]:
+    """Each stored run's headline figures (:func:`trend_entry`), oldest first, from the trend
+    file; rebuilt from the full history when that file is missing or unreadable."""
+    from accelgui.atomic import read_state_file
+
+    try:
+        raw = read_state_file(trend_path(key, path))
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (OSError, ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict) and data.get("machine") == key and isinstance(data.get("runs"), list):
+        return [r for r in data["runs"] if isinstance(r, dict) and isinstance(r.get("figures"), dict)]
+    return [trend_entry(r) for r in runs(key, path=path)]
+
+
+def _write_trend(key: str, kept: list[dict], path: str | None) -> None:
+    from accelgui.atomic import write_state_file
+
+    body = {"version": VERSION, "machine": key, "runs": [trend_entry(r) for r in kept]}
+    write_state_file(trend_path(key, path), json.dumps(body, separators=(",", ":")) + "\n")
+
+
 # --------------------------------------------------------------------------- record
 
 def _stored_section(section: dict) -> dict:
@@ -299,7 +353,9 @@ def record(report: dict, benchmarks: dict, *, path: str | None = None, when: str
             _keep_aside(file, getattr(exc, "raw", None))
             kept = []
         kept = (kept + [entry])[-MAX_RUNS:]
-        write_state_file(file, _fit(key, kept, STATE_FILE_MAX_BYTES))
+        data = _fit(key, kept, STATE_FILE_MAX_BYTES)
+        write_state_file(file, data)
+        _write_trend(key, json.loads(data)["runs"], path)
     finally:
         if fd is not None:
             os.close(fd)

@@ -170,3 +170,19 @@ def test_link_at_the_history_path_is_refused_and_left(data_dir, tmp_path):
 def test_bad_key_refused():
     with pytest.raises(ValueError):
         history.history_path("../../etc/passwd")
+
+
+def test_trend_file_keeps_each_runs_medians_and_is_rebuilt_when_lost(data_dir):
+    report = _report()
+    key = history.machine_key(report)
+    for i, triad in enumerate((60.0, 61.0)):
+        b = _section(70.0)
+        b["spread"] = {"cpu.stream.triad_gbps": {"min": triad - 5, "median": triad, "max": 70.0, "n": 6}}
+        history.record(report, b, when=f"2026-12-0{i + 1}T10:00:00+00:00")
+    got = history.trend(key)
+    assert [t["figures"]["cpu.stream.triad_gbps"] for t in got] == [60.0, 61.0]   # medians, not best
+    assert got[0]["when"] == "2026-12-01T10:00:00+00:00" and got[0]["mode"] == "quick"
+    trend_file = data_dir / history.FOLDER / f"{key}.trend.json"
+    assert trend_file.stat().st_size < 2048
+    trend_file.write_text("not json")
+    assert [t["figures"]["cpu.stream.triad_gbps"] for t in history.trend(key)] == [60.0, 61.0]

@@ -44,6 +44,7 @@ CACHE_LINE_COLOURS = {"l1d": "#43a047", "l2": "#fb8c00", "l3": "#8e24aa"}
 CARDS = 5                 # cache sweep, roofline, measured vs theoretical, history, all figures
 FIGURES_CARD = 4          # the full-width card under the plots
 TABLE_HEIGHT = 420
+TABLE_CHUNK = 12          # rows of the All figures table filled per event-loop turn
 HISTORY_COLOURS = ("#1e88e5", "#e53935", "#43a047", "#8e24aa")
 
 def cache_sweep(bench: dict) -> list[tuple[float, float]]:
@@ -537,7 +538,8 @@ class BenchmarksView(QWidget):
         main.show()
 
     def _figures_part(self, pg, report, bench):
-        return self._figures_table(report, bench), []
+        table = yield from self._figures_table(report, bench)
+        return table, []
 
     def _pyqtgraph(self):
         if self._pg is None:
@@ -704,18 +706,19 @@ class BenchmarksView(QWidget):
                        ("gpu.0.triad_gbps", "figures.q.gpu_triad", "GB/s"))
 
     def history_runs(self, report) -> list[dict]:
-        """The stored runs of the machine shown (accelgui.history), read again only when its
-        file changed: the one file this page reads itself (the history is this page's own)."""
+        """The trend of the machine shown (``accelgui.history.trend``: each stored run's date,
+        mode and headline medians), read again only when its file changed: the one file this
+        page reads itself (a few KiB; the full history stays unread)."""
         from accelgui import history
 
         try:
             key = history.machine_key(report.to_dict())
-            st = os.stat(history.history_path(key))
+            st = os.stat(history.trend_path(key))
             stamp = (key, st.st_ino, st.st_mtime_ns, st.st_size)
         except (OSError, ValueError, AttributeError):
             return []
         if self._history_cache is None or self._history_cache[0] != stamp:
-            self._history_cache = (stamp, history.runs(key))
+            self._history_cache = (stamp, history.trend(key))
         return self._history_cache[1]
 
     def history_lines(self, runs: list[dict]) -> list[str]:
@@ -725,9 +728,9 @@ class BenchmarksView(QWidget):
         for run in runs[-5:]:
             figs = []
             for path, label_id, unit in self.HISTORY_FIGURES:
-                q = B.quantity(run["benchmarks"], path)
-                if q:
-                    figs.append(f"{l10n_tr(label_id, lang)} {fmt_num(q['value'])} {unit}")
+                value = run["figures"].get(path)
+                if isinstance(value, (int, float)):
+                    figs.append(f"{l10n_tr(label_id, lang)} {fmt_num(value)} {unit}")
             mode = run.get("mode") if run.get("mode") in ("quick", "full") else "unknown"
             when = str(run.get("when") or "?")[:16].replace("T", " ")
             lines.append(l10n_tr("figures.history.run_line", lang, date=when,
@@ -762,8 +765,8 @@ class BenchmarksView(QWidget):
             notes = [l10n_tr("figures.history.compare_head", lang)] + compare
         series = []
         for path, label_id, unit in self.HISTORY_FIGURES:
-            points = [(i + 1, q["value"]) for i, run in enumerate(runs)
-                      if (q := B.quantity(run["benchmarks"], path)) and q["value"] > 0]
+            points = [(i + 1, float(v)) for i, run in enumerate(runs)
+                      if isinstance(v := run["figures"].get(path), (int, float)) and v > 0]
             if points:
                 series.append((f"{l10n_tr(label_id, lang)} ({unit})", points))
         if not series:
@@ -904,7 +907,9 @@ class BenchmarksView(QWidget):
             rows.extend((r["quantity"], r["value"], r["range"], r["runs"], "") for r in group)
         return rows
 
-    def _figures_table(self, report, bench) -> QWidget:
+    def _figures_table(self, report, bench):
+        """The All figures table, filled TABLE_CHUNK rows per event-loop turn (a builder with
+        steps, see render)."""
         table = self._table
         if table is None:
             table = QTableWidget(0, 5)
@@ -914,15 +919,24 @@ class BenchmarksView(QWidget):
             table.setFrameShape(QFrame.Shape.NoFrame)
             table.setWordWrap(False)
             table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
             table.setFixedHeight(TABLE_HEIGHT)
             self._table = table
         self._table_source = (report, bench)
-        self._fill_table()
+        for _ in self._fill_steps():
+            yield
         return table
 
     def _fill_table(self) -> None:
-        """Fill the All figures table: the grouped figures in words, or the raw keys."""
-        table, source = self._table, getattr(self, "_table_source", None)
+        """Fill the All figures table at once (the raw-keys toggle)."""
+        for _ in self._fill_steps():
+            pass
+
+    def _fill_steps(self):
+        """Fill the All figures table: the grouped figures in words, or the raw keys; yields
+        after every TABLE_CHUNK rows. Column widths come from the texts' advance once at the
+        end (a column sized to its contents re-measured itself on every cell set)."""
+        table, source = self._table, self._table_source
         if table is None or source is None:
             return
         raw = self.raw_toggle.isChecked()
@@ -937,19 +951,27 @@ class BenchmarksView(QWidget):
         table.setRowCount(len(rows))
         bold = table.font()
         bold.setBold(True)
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        metrics = self.fontMetrics()
+        widths = [metrics.horizontalAdvance(h) + 24 for h in heads]
         for i, texts in enumerate(rows):
+            group = len(texts) == 1
             for col in range(len(heads)):
                 text = texts[col] if col < len(texts) else ""
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
-                if len(texts) == 1:
+                if group:
                     item.setFont(bold)
                 elif col in (1, 3) and not raw:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(right)
                 table.setItem(i, col, item)
-            if len(texts) == 1:
+                if not group:
+                    widths[col] = max(widths[col], metrics.horizontalAdvance(text) + 16)
+            if group:
                 table.setSpan(i, 0, 1, len(heads))
+            if (i + 1) % TABLE_CHUNK == 0:
+                yield
         header = table.horizontalHeader()
-        for col in range(len(heads)):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(heads) - 1, QHeaderView.ResizeMode.Stretch)
+        for col in range(len(heads) - 1):
+            table.setColumnWidth(col, min(widths[col], metrics.horizontalAdvance("M") * 40))
+        header.setStretchLastSection(True)
