@@ -271,3 +271,25 @@ def test_live_on_windows_runs_the_commands_and_asks_nvml(monkeypatch):
     assert gpu["details"]["memory_bytes"] == 25757220864 and gpu["details"]["memory_source"] == "nvml"
     assert gpu["details"]["compute_capability"] == 8.9 and gpu["readiness"] == "ready"
     assert len(ran) == len(set(ran))                      # each command once
+
+
+def test_two_identical_gpus_keep_their_own_location_and_figures(tmp_path):
+    video, drivers = "", ""
+    smi = "==============NVSMI LOG==============\n\nDriver Version : 551.86\nCUDA Version : 12.4\n\n"
+    for inst, bus in (("4&1A&0&0008", 1), ("4&2B&0&0010", 65)):
+        video += (f"\nName          : NVIDIA GeForce RTX 3090\nPNPDeviceID   : "
+                  f"PCI\\VEN_10DE&DEV_2204&SUBSYS_38801462&REV_A1\\{inst}\nAdapterRAM    : 4293918720\n")
+        drivers = (f"\nDeviceName         : NVIDIA GeForce RTX 3090\nDeviceID           : "
+                   f"PCI\\VEN_10DE&DEV_2204&SUBSYS_38801462&REV_A1\\{inst}\nDeviceClass        : DISPLAY\n"
+                   f"DriverVersion      : 31.0.15.5186\nDriverProviderName : NVIDIA\n"
+                   f"Location           : PCI bus {bus}, device 0, function 0\n") + drivers   # listed the other way
+    for bus, uuid, mib in (("01", "GPU-aaaa", 24576), ("41", "GPU-bbbb", 24575)):
+        smi += (f"GPU 00000000:{bus}:00.0\n    Product Name : NVIDIA GeForce RTX 3090\n    GPU UUID : {uuid}\n"
+                f"    PCI\n        Device Id : 0x220410DE\n        Bus Id : 00000000:{bus}:00.0\n"
+                f"        Sub System Id : 0x38801462\n    FB Memory Usage\n        Total : {mib} MiB\n")
+    (tmp_path / "video.txt").write_text(video)
+    (tmp_path / "drivers.txt").write_text(drivers)
+    (tmp_path / "smi.txt").write_text(smi)
+    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    assert [(d["address"], d["details"]["uuid"], d["details"]["memory_bytes"] >> 20) for d in r["devices"]] == \
+        [("0000:01:00.0", "GPU-aaaa", 24576), ("0000:41:00.0", "GPU-bbbb", 24575)]

@@ -173,10 +173,20 @@ def nvidia_smi(ctx) -> dict:
 
 
 def _attach_smi(adapters: list[dict], smi: dict) -> None:
+    """nvidia-smi's GPUs onto the adapters: by PCI location where the adapter knows its own
+    (two identical cards), else by ids in order; a GPU no adapter names becomes one."""
+    by_location = {a["location"]: i for i, a in enumerate(adapters) if a.get("location")}
     taken: set = set()
+    rest = []
     for gpu in smi["gpus"]:
-        if not gpu["pci_id"]:
-            continue
+        i = by_location.get(gpu["pci_address"])
+        if i is not None and i not in taken:
+            taken.add(i)
+            adapters[i]["smi"] = gpu
+            adapters[i]["sources"].append("nvidia-smi")
+        elif gpu["pci_id"]:
+            rest.append(gpu)
+    for gpu in rest:
         vendor, device = gpu["pci_id"].split(":")
         sub = f"SUBSYS_{gpu['subsystem'][1]}{gpu['subsystem'][0]}".upper() if gpu["subsystem"] else ""
         pnp = records.pnp_id(f"PCI\\VEN_{vendor}&DEV_{device}&{sub}".rstrip("&"))
