@@ -39,8 +39,14 @@ serials, UUIDs, addresses; accelgui.redact) and scrubbed of anything shaped like
 (:data:`_TOKENS`, and the values of secret-named variables of accelgui's own environment) before
 they are shown or stored.
 
-Status values: verified, failed, timeout, needs-hardware, needs-software, no-check, error.
-Verified evidence is stored with the learner progress (accelgui.progress.record_verified).
+A check says what a pass proves (``proves``, :func:`proves`): ``environment`` (the default: the
+tools of the step work here) or ``work`` (the learner's own artefact passed). :func:`run_check`
+returns ``verified`` for a pass; :func:`verify_step` turns it into ``ready`` ("ready to start")
+or ``done`` ("done: your work passed"), and grades the step's exercise instead when it has one
+and the learner's workspace exists (accelgui.exercises.verify_step, through :func:`run_program`:
+the same containment). Other status values: failed, timeout, needs-hardware, needs-software, no-check,
+no-workspace, error. Evidence of ``ready`` and ``done`` is stored with the learner progress
+(accelgui.progress.record_verified); only ``done`` marks the step done (docs/exercises.md).
 Running as root is the caller's decision (the CLI refuses without --allow-root, the app asks).
 """
 
@@ -63,7 +69,7 @@ from datetime import datetime, timezone
 from accelgui.l10n import msg
 
 __all__ = ["STATUSES", "DEFAULT_TIMEOUT_S", "ENV_ALLOW", "PROVES", "has_check", "hardware_missing", "run_check",
-           "run_program", "excerpt", "proves", "verify_step", "check_source", "is_root"]
+           "run_program", "excerpt", "proves", "verify_step", "keep_evidence", "check_source", "is_root", "redacted"]
 
 #: run_check: "verified" when the check passed; verify_step turns it into "ready" (an environment
 #: check) or "done" (a work check, or an exercise graded: accelgui.exercises).
@@ -514,7 +520,7 @@ def _scrub_tokens(text: str) -> str:
     return text
 
 
-def _redacted(result: dict, report: dict | None, fields=("excerpt", "interpreter", "command")) -> dict:
+def redacted(result: dict, report: dict | None, fields=("excerpt", "interpreter", "command")) -> dict:
     """``result`` with ``fields`` and ``versions`` scrubbed of tokens and redacted as
     ``--redact`` redacts a report."""
     from accelgui import redact
@@ -547,7 +553,7 @@ def run_check(check: dict, python: str | None = None, timeout_s: float | None = 
               report: dict | None = None) -> dict:
     """Run one check. Returns {"status", "reason_msg", "date", "excerpt", "versions",
     "output_cut", "output_bytes", ...}, redacted (see the module's docstring)."""
-    return _redacted(_run_check(check, python, timeout_s, report), report)
+    return redacted(_run_check(check, python, timeout_s, report), report)
 
 
 def _run_check(check: dict, python: str | None, timeout_s: float | None, report: dict | None) -> dict:
@@ -655,24 +661,11 @@ def proves(check: dict | None) -> str:
     return value if value in PROVES else "environment"
 
 
-def _exercise_workspace(step_id: str, workspace: str | None) -> str | None:
-    """The workspace of ``step_id``'s exercise when the step has one and it exists."""
-    from accelgui import exercises
-
-    manifest = exercises.for_step(step_id)
-    if manifest is None:
-        return None
-    path = os.path.abspath(os.path.expanduser(workspace or exercises.default_workspace(manifest)))
-    return path if os.path.isdir(path) else None
-
-
 def verify_step(step_id: str, kb=None, python: str | None = None, timeout_s: float | None = None,
-                report: dict | None = None, record: bool = True, workspace: str | None = None) -> dict:
-    """Verify ``step_id``: grade its exercise when it has one and the learner's workspace
-    exists (``proves: "work"``; status ``done`` when it passed), else run its check (status
-    ``ready`` for an environment check that passed, ``done`` for a work check). Evidence of
-    ``ready`` and ``done`` is stored with the progress (redacted, the check's file too); only
-    ``done`` marks the step done."""
+                report: dict | None = None, record: bool = True) -> dict:
+    """Run the check of ``step_id``: status ``ready`` for an environment check that passed,
+    ``done`` for a work check (accelgui.exercises.verify_step grades a step's exercise first,
+    when the learner has one). Evidence of a pass is stored with the progress (:func:`keep_evidence`)."""
     if kb is None:
         from accelgui.knowledge import load_knowledge
 
@@ -681,24 +674,23 @@ def verify_step(step_id: str, kb=None, python: str | None = None, timeout_s: flo
     if step is None:
         raise KeyError(step_id)
     source = check_source(kb, step_id)
-    work = _exercise_workspace(step_id, workspace)
-    if work is not None:
-        from accelgui import exercises
-
-        result = _redacted(exercises.grade(step_id, work, python=python, timeout_s=timeout_s, report=report),
-                           report, fields=("excerpt", "workspace"))
-        result.update(step=step_id, check_file=os.path.join(exercises.for_step(step_id)["dir"], "grade.py"),
-                      check_override=False)
-    elif not has_check(step):
+    if not has_check(step):
         return dict(_result("no-check", msg("knowledge.verify.no_check")), step=step_id, **source)
-    else:
-        result = run_check(step["check"], python=python, timeout_s=timeout_s, report=report)
-        result.update(source, step=step_id, proves=proves(step["check"]))
-        if result["status"] == "verified":
-            result["status"] = "done" if result["proves"] == "work" else "ready"
-    if record and result["status"] in ("ready", "done"):
-        from accelgui.progress import record_verified
-
-        evidence = _redacted(result, report, fields=("check_file",))
-        record_verified(step_id, {k: v for k, v in evidence.items() if k not in ("step", "reason_msg")})
+    result = run_check(step["check"], python=python, timeout_s=timeout_s, report=report)
+    result.update(source, step=step_id, proves=proves(step["check"]))
+    if result["status"] == "verified":
+        result["status"] = "done" if result["proves"] == "work" else "ready"
+    if record:
+        keep_evidence(step_id, result, report)
     return result
+
+
+def keep_evidence(step_id: str, result: dict, report: dict | None = None) -> None:
+    """Store ``result`` with the learner progress when it is ``ready`` or ``done`` (redacted,
+    the check's file too; only ``done`` marks the step done)."""
+    if result.get("status") not in ("ready", "done"):
+        return
+    from accelgui.progress import record_verified
+
+    evidence = redacted(result, report, fields=("check_file",))
+    record_verified(step_id, {k: v for k, v in evidence.items() if k not in ("step", "reason_msg")})

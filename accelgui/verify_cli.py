@@ -88,7 +88,7 @@ def run_cli(steps: list[str], lang: str, fmt: str = "text", allow_root: bool = F
     ``--knowledge DIR`` override folder), grading exercises from ``workspace`` (their default
     folders when None). KeyError(step) for an unknown id, PermissionError as root without
     allow_root (both are the caller's usage errors)."""
-    from accelgui import verify
+    from accelgui import exercises, verify
     from accelgui.facts_cli import probe_report
     from accelgui.knowledge import ENV_VAR, load_knowledge
 
@@ -108,8 +108,8 @@ def run_cli(steps: list[str], lang: str, fmt: str = "text", allow_root: bool = F
     if verify.is_root() and not allow_root:
         raise PermissionError(msg_tr("knowledge.verify.root_refused", lang))
     report = probe_report(sysroot)
-    results = [verify.verify_step(s, kb=kb, python=python, timeout_s=timeout_s, report=report,
-                                  workspace=workspace) for s in steps]
+    results = [exercises.verify_step(s, kb=kb, python=python, timeout_s=timeout_s, report=report,
+                                     workspace=workspace) for s in steps]
     if fmt == "json":
         doc = [dict(r, reason=render(r["reason_msg"], lang), status_text=status_text(r["status"], lang))
                for r in results]

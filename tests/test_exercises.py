@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from accelgui import exercises, progress, verify
+from accelgui import exercises, progress
 from accelgui.knowledge import clear_cache, load_knowledge
 from accelgui.l10n import render
 
@@ -48,9 +48,14 @@ def _absent(manifest: dict) -> list[str]:
 
 
 def _report(manifest: dict) -> dict:
-    """A report whose devices satisfy the exercise's hardware filter (used where it is real)."""
+    """A report whose devices satisfy the exercise's hardware filter (used where it is real),
+    with a modest measured STREAM triad of 2 GB/s: the test checks the grading against a
+    benchmark figure, not how busy the shared test machine is (a Python loop reaches ~0.05)."""
     want = manifest.get("hardware") or {}
-    return {"devices": [{"kind": want.get("kind"), "vendor": want.get("vendor")}]} if want else {}
+    report = {"benchmarks": {"cpu": {"stream": {"triad_gbps": 2.0}}}}
+    if want:
+        report["devices"] = [{"kind": want.get("kind"), "vendor": want.get("vendor")}]
+    return report
 
 
 def _workspace(tmp_path, manifest: dict, solution: str | None) -> str:
@@ -202,10 +207,10 @@ def test_verify_grades_the_workspace_and_only_work_marks_the_step_done(tmp_path)
     kb = load_knowledge("")
     step = m["step"]
     ws = _workspace(tmp_path, m, "naive")
-    res = verify.verify_step(step, kb=kb, report={}, workspace=ws)
+    res = exercises.verify_step(step, kb=kb, report={}, workspace=ws)
     assert res["status"] == "failed" and step not in progress.load_done()
     ws = _workspace(tmp_path, m, "reference")
-    res = verify.verify_step(step, kb=kb, report={}, workspace=ws)
+    res = exercises.verify_step(step, kb=kb, report={}, workspace=ws)
     assert res["status"] == "done" and res["proves"] == "work"
     stored = progress.load_verified()[step]
     assert stored["proves"] == "work" and stored["figures"] and stored["versions"]["numpy"]
@@ -214,7 +219,7 @@ def test_verify_grades_the_workspace_and_only_work_marks_the_step_done(tmp_path)
 
 def test_verify_of_a_step_with_an_environment_check_is_ready_not_done():
     kb = load_knowledge("")
-    res = verify.verify_step("cpu.know-your-cpu", kb=kb, report={})
+    res = exercises.verify_step("cpu.know-your-cpu", kb=kb, report={})
     assert res["status"] == "ready" and res["proves"] == "environment"
     assert "cpu.know-your-cpu" not in progress.load_done()
     assert progress.step_progress("cpu.know-your-cpu") == "ready"

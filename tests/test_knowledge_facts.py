@@ -303,7 +303,7 @@ def test_cli_verify_cpu_first_steps_and_a_gpu_step(tmp_path):
     saved = json.loads((tmp_path / "d" / "progress.json").read_text(encoding="utf-8"))
     assert set(saved["verified"]) >= {"cpu.know-your-cpu", "cpu.numpy-vectorise"}
     routes = _cli("--routes", env=env).stdout
-    assert "[r] " in routes and "[cpu.numpy-vectorise]" in routes and "[d] " not in routes
+    assert "[r] " in routes and "[cpu.numpy-vectorise]" in routes and ") [d] " not in routes
 
 
 # --------------------------------------------------------------------------- coverage and wording

@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtWidgets import QLabel, QPushButton  # noqa: E402
+from PySide6.QtWidgets import QLabel, QPushButton
 
-from accelgui import progress  # noqa: E402
-from accelgui.gui.views import routes as routes_module  # noqa: E402
-from accelgui.gui.views.common import ViewState  # noqa: E402
-from accelgui.gui.views.routes import RoutesView  # noqa: E402
-from accelgui.knowledge import load_knowledge  # noqa: E402
+from accelgui import progress
+from accelgui.gui.views import routes as routes_module
+from accelgui.gui.views.common import ViewState
+from accelgui.gui.views.routes import RoutesView
+from accelgui.knowledge import load_knowledge
 
 STEP = "cpu.numba-jit"
 

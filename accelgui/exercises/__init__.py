@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from accelgui.l10n import msg
 
 __all__ = ["WorkspaceEditedError", "manifests", "for_step", "default_workspace", "write_starter",
-           "grade", "machine_figures", "workspace_state"]
+           "grade", "verify_step", "machine_figures", "workspace_state"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "_runner.py")
@@ -392,3 +392,23 @@ def grade(step_id: str, workspace: str | None = None, python: str | None = None,
         return _result("failed", missed[0]["msg"], **common)
     summary = targets[0]["msg"] if targets else msg("exercises.all_checks", n=len(common["checks"]))
     return _result("done", summary, **common)
+
+
+def verify_step(step_id: str, kb=None, python: str | None = None, timeout_s: float | None = None,
+                report: dict | None = None, record: bool = True, workspace: str | None = None) -> dict:
+    """``accelgui --verify STEP`` and the app's Verify: grade the step's exercise when it has
+    one and the learner's workspace exists (``proves: "work"``, status ``done`` when it passed),
+    else run the step's check (accelgui.verify.verify_step: ``ready`` for an environment check).
+    Evidence of a pass is stored with the progress, redacted."""
+    from accelgui import verify
+
+    manifest = for_step(step_id)
+    path = os.path.abspath(os.path.expanduser(workspace or default_workspace(manifest))) if manifest else None
+    if path is None or not os.path.isdir(path):
+        return verify.verify_step(step_id, kb=kb, python=python, timeout_s=timeout_s, report=report, record=record)
+    result = verify.redacted(grade(step_id, path, python=python, timeout_s=timeout_s, report=report), report,
+                             fields=("excerpt", "workspace"))
+    result.update(step=step_id, check_file=os.path.join(manifest["dir"], "grade.py"), check_override=False)
+    if record:
+        verify.keep_evidence(step_id, result, report)
+    return result

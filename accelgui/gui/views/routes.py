@@ -107,14 +107,14 @@ class RoutesView(QWidget):
 
     def verify_step(self, step_id: str) -> None:
         """Run the step's check in a worker thread (a child process with a timeout, no network)."""
-        from accelgui import verify
+        from accelgui import exercises, verify
         from accelgui.gui.workers import Task
 
         if not self._is_live() or (verify.is_root() and not confirm_root(self)):
             return
         report = self.state.report
         report_dict = as_report_dict(report)
-        task = Task(verify.verify_step, step_id, self.state.kb, None, None, report_dict,
+        task = Task(exercises.verify_step, step_id, self.state.kb, None, None, report_dict,
                     name="accelgui-verify")
         self.verify_results[step_id] = {"status": "running"}
         self._verify_tasks.add(task)
