@@ -36,7 +36,7 @@ def reports() -> dict[str, dict]:
 
 
 def test_every_recorded_windows_machine_is_windows_and_no_probe_fails(reports):
-    assert len(WIN) >= 7
+    assert len(WIN) >= 8
     for name, report in reports.items():
         assert report["platform"]["os"] == "Windows", name
         assert all(p["status"] != "error" for p in report["probes"]), (name, report["probes"])
@@ -65,6 +65,17 @@ def test_a_meteor_lake_laptop_with_an_rtx_4060_and_an_npu(reports):
     assert r["software"]["packages"]["torch"] == "2.3.1+cu121"
     assert r["software"]["toolkits"]["nvidia_driver"] == "551.86"
     assert r["software"]["toolkits"]["cuda_driver"] == "12.4"
+
+
+def test_a_lunar_lake_copilot_pc_from_compressed_json_and_pnputil(reports):
+    r = reports["win-lunarlake-copilot-pc"]
+    assert r["platform"]["os_release"] == "Windows 11 Home 25H2"
+    assert r["cpu"]["codename"] == "Lunar Lake"
+    assert r["cpu"]["core_types"] is None            # no Hyper-Threading: WMI cannot show the P/E split
+    assert r["memory"]["bandwidth_spec_gbps"] == 136.5 and r["memory"]["bandwidth_spec_source"] == "table"
+    npu = one(r, "npu", "intel")
+    assert npu["pci_id"] == "8086:643e" and npu["readiness"] == "ready"       # pnputil: Started
+    assert one(r, "gpu", "intel")["integrated"] is True
 
 
 def test_a_ryzen_ai_laptop_from_utf16_wmic_lists(reports):

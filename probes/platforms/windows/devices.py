@@ -251,8 +251,8 @@ def _driver(a: dict) -> tuple[str | None, dict | None]:
     if a.get("problem") or (a.get("status") or "").lower() in ("error", "degraded", "unknown"):
         return None, None
     version = a.get("driver_version") or (a.get("smi") or {}).get("driver_version")
-    if not (service or version or a.get("smi") or (a.get("status") or "").lower() == "ok"):
-        return None, None
+    if not (service or version or a.get("smi") or (a.get("status") or "").lower() in ("ok", "started")):
+        return None, None       # (Get-PnpDevice says OK, pnputil Started)
     if service and version:
         return service, l10n.msg("windows.driver.bound", driver=service, version=version)
     if version:

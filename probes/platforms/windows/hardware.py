@@ -356,11 +356,31 @@ def bandwidth(modules: list[dict]) -> dict | None:
         bus_bits, count, how = sum(widths), len(mods), "modules"
     types = {linux_memory._SMBIOS_TYPES.get(m["type"]) for m in mods}
     speed = min(speeds)
-    return {"gbps": round(speed * bus_bits / 8 / 1000, 2),
+    return {"gbps": round(speed * bus_bits / 8 / 1000, 2), "source": "smbios",
             "spec": {"memory_type": types.pop() if len(types) == 1 else None, "speed_mts": speed,
                      "channels": count, "bus_width_bits": bus_bits, "modules": len(mods),
                      "channels_from": how, "row": None, "as_of": None,
                      "source": "smbios (Win32_PhysicalMemory)"}}
+
+
+def _table_bandwidth(ctx) -> dict | None:
+    """The memory table's row for this CPU (data/memory_configs.json, keyed ``x86:<vendor>:
+    <family>:<model>`` as on Linux): the figure when the part fixes its memory (on-package
+    LPDDR), else only the row's bounds."""
+    from accelgui.probes import memory as linux_memory
+
+    procs = wmi(ctx, "windows.processor", "Win32_Processor")
+    if not procs:
+        return None
+    family, model, _ = _signature(procs[0])
+    row = linux_memory._table_index().get(
+        f"x86:{records.text_of(procs[0], 'Manufacturer')}:{family}:{model}") if family else None
+    if row is None:
+        return None
+    gbps = row.get("gbps") if row.get("fixed") else None
+    return {"gbps": float(gbps) if isinstance(gbps, (int, float)) else None,
+            "source": "table" if isinstance(gbps, (int, float)) else None,
+            "spec": linux_memory._row_spec(row, len(procs))}
 
 
 def memory_probe(ctx) -> dict:
@@ -375,12 +395,12 @@ def memory_probe(ctx) -> dict:
         total = int(m.group(1)) << 20 if m else None
     free_kib = records.int_of(os_, "FreePhysicalMemory")
     available = free_kib << 10 if free_kib is not None and total and free_kib << 10 <= total else None
-    found = bandwidth(modules)
+    found = bandwidth(modules) or _table_bandwidth(ctx)
     result = {"total_bytes": total, "available_bytes": available, "numa_nodes": None,
               "installed_bytes": sum(m["size_bytes"] or 0 for m in modules) or None,
               "modules": len(modules) or None,
               "bandwidth_spec_gbps": found["gbps"] if found else None,
-              "bandwidth_spec_source": "smbios" if found else None,
+              "bandwidth_spec_source": found["source"] if found else None,
               "bandwidth_spec": found["spec"] if found else None,
               "cgroup_limit_bytes": None, "cgroup_cpu_limit": None,
               "numa_memory_only_nodes": None, "numa_memory_only_bytes": None}
