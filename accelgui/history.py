@@ -134,24 +134,23 @@ def _parse(raw: bytes, key: str) -> list[dict]:
     return [r for r in data["runs"] if isinstance(r, dict) and isinstance(r.get("benchmarks"), dict)]
 
 
-def _load(path: str, key: str) -> tuple[list[dict], bytes | None]:
-    """(runs, the unreadable bytes or None). UnsafeFileError for a file never to touch;
-    HistoryError (with ``raw``) for one that is not history."""
+def _load(path: str, key: str) -> list[dict]:
+    """The runs stored at ``path`` ([] when there is no file). UnsafeFileError for a file never
+    to touch; HistoryError (with ``raw``, the bytes, when they could be read) for one that is
+    not history."""
     from accelgui.atomic import UnsafeFileError, read_state_file
 
+    raw = None
     try:
         raw = read_state_file(path)
+        return _parse(raw, key) if raw is not None else []
     except UnsafeFileError:
         raise
-    except OSError as exc:
-        raise HistoryError(f"cannot read: {exc.strerror or exc}") from exc
-    if raw is None:
-        return [], None
-    try:
-        return _parse(raw, key), None
     except HistoryError as exc:
         exc.raw = raw
         raise
+    except OSError as exc:
+        raise HistoryError(f"cannot read: {exc.strerror or exc}") from exc
 
 
 def _warn(path: str, why: str) -> None:
@@ -164,7 +163,7 @@ def runs(key: str, *, path: str | None = None) -> list[dict]:
     (and one warning on stderr) for a file that cannot be read as history."""
     file = history_path(key, path)
     try:
-        found, _ = _load(file, key)
+        found = _load(file, key)
     except (HistoryError, OSError) as exc:
         _warn(file, str(exc))
         return []
@@ -347,7 +346,7 @@ def record(report: dict, benchmarks: dict, *, path: str | None = None, when: str
     fd = _lock(file)
     try:
         try:
-            kept, _ = _load(file, key)
+            kept = _load(file, key)
         except HistoryError as exc:
             _warn(file, str(exc))
             _keep_aside(file, getattr(exc, "raw", None))
