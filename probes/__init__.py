@@ -5,6 +5,10 @@ A probe is a function ``(ProbeContext) -> dict`` returning a *fragment*: section
 plus private keys that :func:`finalize` consumes (``nvml``...). A probe that finds nothing
 to report returns ``{"_status": "absent", "_reason": "..."}`` with what fragment it has.
 Modules are imported lazily, inside the probe's own thread, so a slow import is timed too.
+
+PROBES are the Linux probes. Which probes describe a machine depends on its OS:
+:func:`accelgui.probes.platforms.probes_for` gives PROBES for Linux (live or a recorded tree)
+and the macOS or Windows backend's own list, returning fragments of the same sections.
 """
 
 from __future__ import annotations
