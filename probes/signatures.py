@@ -9,10 +9,13 @@ A condition is a JSON object:
   ``board_vendor``, ``bios_vendor``, ``bios_version``, ``chassis_vendor``,
   ``chassis_asset_tag``..., and whatever else the caller passes: ``kernel``, ``hypervisor``,
   ``cgroup``, ``clocksource``; a list of names means any of them),
-  ``{"file": "proc/sysinfo"}`` (a file under the root; nothing without a context) or
-  ``{"env": "VAR"}`` (the live system's environment only),
+  ``{"file": "proc/sysinfo"}`` (a file under the root; nothing without a context),
+  ``{"line": "sys/hypervisor/type"}`` (its first line, stripped) or ``{"env": "VAR"}`` (the
+  live system's environment only),
   and the test one of ``equals``, ``contains``, ``startswith``, ``endswith``, ``regex``
-  (a search; keep it linear), ``line_with`` (a line holding every one of the given strings),
+  (a search; keep it linear, and prefer the others: each pattern costs a compile per process),
+  ``word`` (one of the blank-separated words), ``line_with`` (a line holding every one of the
+  given strings),
   ``shape: "instance"`` (a cloud instance type: ``m5.xlarge``), ``present: true`` (non-empty);
   ``"ignore_case": true`` compares case-folded;
 * ``{"exists": "proc/xen"}`` (a path under the root), ``{"compatible": "qemu,pseries"}`` (one
@@ -58,6 +61,14 @@ class Facts:
             self._cache[rel] = self.ctx.read_text(rel) or ""
         return self._cache[rel]
 
+    def line(self, rel: str) -> str:
+        if self.ctx is None:
+            return ""
+        key = "line:" + rel
+        if key not in self._cache:
+            self._cache[key] = self.ctx.read_line(rel) or ""
+        return self._cache[key]
+
     def exists(self, rel: str) -> bool:
         return self.ctx is not None and bool(self.ctx.exists(rel))
 
@@ -80,6 +91,8 @@ def _texts(cond: dict, facts: Facts) -> list[str]:
         return [str(facts.facts.get(n) or "") for n in names]
     if "file" in cond:
         return [facts.file(cond["file"])]
+    if "line" in cond:
+        return [facts.line(cond["line"])]
     return [facts.env(cond["env"])]
 
 
@@ -93,6 +106,7 @@ _TESTS: dict[str, Callable[[str, Any], bool]] = {     # and "regex", in _text_te
     "startswith": lambda text, want: text.startswith(want),
     "endswith": lambda text, want: text.endswith(want),
     "line_with": _lines_with,
+    "word": lambda text, want: want in text.split(),
     "shape": lambda text, want: want == "instance" and instance_shape(text),
     "present": lambda text, want: bool(text) == bool(want),
 }
@@ -127,7 +141,7 @@ def holds(cond: dict, facts: Facts) -> bool:
         return any(holds(c, facts) for c in cond["any"])
     if "not" in cond:
         return not holds(cond["not"], facts)
-    if "fact" in cond or "file" in cond or "env" in cond:
+    if "fact" in cond or "file" in cond or "line" in cond or "env" in cond:
         return _text_test(cond, facts)
     if "exists" in cond:
         return facts.exists(cond["exists"])

@@ -359,8 +359,11 @@ def _json_version(data: dict, paths: list[str]):
 
 
 def _listing_hit(ctx: ProbeContext, rec: dict, folder: str) -> tuple[bool, str | None]:
+    listing = ctx.listdir(folder)
+    if not listing:                 # no folder: no pattern to compile
+        return False, None
     pattern = re.compile(rec["match"])
-    hits = [(name, m) for name in ctx.listdir(folder) for m in [pattern.search(name)] if m]
+    hits = [(name, m) for name in listing for m in [pattern.search(name)] if m]
     if not hits:
         return False, None
     name, m = max(hits, key=lambda h: _version_key(h[0])) if rec.get("pick") == "max" else hits[0]
