@@ -90,6 +90,14 @@ def _record_job(report, benchmarks: dict):
     return history.record(report.to_dict(), benchmarks)
 
 
+def _history_date(section: dict) -> str:
+    """The date accelgui.history.latest marked a stored section with ("?" when none)."""
+    for notice in section.get("notices") or []:
+        if isinstance(notice, dict) and notice.get("id") == "figures.notice.from_history":
+            return str((notice.get("params") or {}).get("date") or "?")
+    return "?"
+
+
 def _dist_version(name: str) -> str | None:
     try:
         return metadata.version(name)
@@ -582,6 +590,9 @@ class MainWindow(QMainWindow):
                 minutes = int((time.time() - self.benchmark_at) // 60)
                 parts.append(self.tr("last benchmark just now") if minutes < 1 else
                              self.tr("last benchmark {n} min ago").format(n=minutes))
+            elif self.state.history_entry is not None:
+                parts.append(self.tr("last benchmark on {date} (kept from an earlier run)").format(
+                    date=_history_date(self.state.history_entry)))
             elif report is not None and report.benchmarks:
                 parts.append(self.tr("benchmark results included"))
             else:

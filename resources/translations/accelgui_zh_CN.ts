@@ -1507,6 +1507,10 @@ all cores</source>
             <source>The benchmark history was not updated: {error}</source>
             <translation>基准测试历史未能更新：{error}</translation>
         </message>
+        <message>
+            <source>last benchmark on {date} (kept from an earlier run)</source>
+            <translation>上次基准测试：{date}（保留自之前的运行）</translation>
+        </message>
     </context>
     <context>
         <name>MonitorView</name>
