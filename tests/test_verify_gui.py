@@ -4,8 +4,6 @@ accelgui.appstate), and steps say what their evidence proves."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-
 import pytest
 
 pytest.importorskip("PySide6")
@@ -13,23 +11,13 @@ pytest.importorskip("PySide6")
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from accelgui import progress
+from accelgui.appstate import Source
 from accelgui.gui.views import routes as routes_module
 from accelgui.gui.views.common import ViewState
 from accelgui.gui.views.routes import RoutesView
 from accelgui.knowledge import load_knowledge
 
 STEP = "cpu.numba-jit"
-
-
-@dataclass(frozen=True)
-class Source:                     # the shape of accelgui.appstate.Source
-    kind: str
-    name: str
-    path: str | None = None
-
-    @property
-    def is_live(self) -> bool:
-        return self.kind == "live"
 
 
 @pytest.fixture
