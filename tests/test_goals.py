@@ -264,3 +264,12 @@ def test_a_saved_goal_the_advisor_does_not_know_is_ignored_with_a_warning(tmp_pa
     assert out.returncode == 0, out.stderr
     assert "ignoring the saved goal" in out.stderr and "fly" in out.stderr
     assert all(r["goal"] is None for r in json.loads(out.stdout)["routes"])
+
+
+def test_an_unknown_route_goal_is_refused_and_the_shipped_route_kept(tmp_path):
+    gpu = json.loads((Path(knowledge.__file__).parent / "routes" / "gpu.json").read_text(encoding="utf-8"))
+    gpu["goals"] = ["train", "fly"]
+    (tmp_path / "gpu.json").write_text(json.dumps(gpu), encoding="utf-8")
+    kb = load_knowledge(tmp_path)
+    assert any(e.startswith("gpu.json: goals[1]:") and "'fly'" in e for e in kb.errors), kb.errors
+    assert "fly" not in kb.routes["gpu"]["goals"]
