@@ -15,6 +15,7 @@ import math
 
 from accelgui.export import benchmarks as EB
 from accelgui.export import common as C
+from accelgui.l10n import tr
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -136,9 +137,9 @@ def bars_svg(pairs, unit: str, lang: str = "en") -> str:
     title = f"{C.label('measured_vs_theoretical', lang)} ({unit})"
     out = [_svg_open(w, h, title)]
     out.append(f'<rect x="{label_w}" y="8" width="12" height="10" fill="#2f81f7"/>'
-               f'<text x="{label_w + 16}" y="17">{E(C.label("measured", lang))}</text>'
-               f'<rect x="{label_w + 110}" y="8" width="12" height="10" fill="#d0d7de"/>'
-               f'<text x="{label_w + 126}" y="17">{E(C.label("theoretical", lang))}</text>')
+               f'<text x="{label_w + 16}" y="17">{E(tr("figures.legend.measured_median", lang))}</text>'
+               f'<rect x="{label_w + 230}" y="8" width="12" height="10" fill="#d0d7de"/>'
+               f'<text x="{label_w + 246}" y="17">{E(C.label("theoretical", lang))}</text>')
     for i, (name, measured, theory, _) in enumerate(pairs):
         y = top + i * row_h
         out.append(f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end">{E(name)}</text>')

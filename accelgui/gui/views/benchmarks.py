@@ -819,7 +819,7 @@ class BenchmarksView(QWidget):
         if not all_rows:
             return muted(self.tr("No throughput figures in these results.")), []
         if rows:
-            notes.append(self.tr("Blue: measured. Grey: theoretical peak (100%)."))
+            notes.append(l10n_tr("figures.legend.bars", self.state.lang))
         for label, measured, _ref, unit, row in all_rows:
             if not _ref:
                 note = self.tr("{what}: {value} {unit} measured (no theoretical peak known)").format(
