@@ -304,3 +304,17 @@ def test_two_identical_gpus_keep_their_own_location_and_figures(tmp_path):
     r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
     assert [(d["address"], d["details"]["uuid"], d["details"]["memory_bytes"] >> 20) for d in r["devices"]] == \
         [("0000:01:00.0", "GPU-aaaa", 24576), ("0000:41:00.0", "GPU-bbbb", 24575)]
+
+
+def test_get_computer_info_stands_in_for_the_wmi_classes(tmp_path):
+    (tmp_path / "Get-ComputerInfo.txt").write_text(
+        "\nWindowsBuildLabEx   : 22621.1.amd64fre.ni_release.220506-1250\nWindowsProductName  : Windows 10 Pro\n"
+        "BiosManufacturer    : LENOVO\nBiosSMBIOSBIOSVersion : N3JET41W (1.23 )\nCsManufacturer      : LENOVO\n"
+        "CsModel             : 21CB000GGE\nCsName              : THINKPAD-X1\nCsSystemType        : x64-based PC\n"
+        "CsTotalPhysicalMemory : 16893886464\nOsName              : Microsoft Windows 11 Pro\n"
+        "OsBuildNumber       : 22631\nOsOperatingSystemSKU : 48\nOsFreePhysicalMemory : 8388608\n"
+        "OsArchitecture      : 64-Bit\n", encoding="utf-8")
+    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    assert r["platform"]["os_release"] == "Windows 11 Pro 23H2"   # by build (WindowsProductName says 10)
+    assert r["platform"]["dmi"]["product_name"] == "21CB000GGE" and r["platform"]["machine"] == "x86_64"
+    assert r["memory"]["total_bytes"] == 16893886464 and r["memory"]["available_bytes"] == 8388608 << 10

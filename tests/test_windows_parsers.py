@@ -168,6 +168,7 @@ _EXPECTED = {"Win32_VideoController": "windows.video_controller", "wmic path win
              "Win32_OperatingSystem": "windows.operating_system", "Win32_ComputerSystem": "windows.computer_system",
              "Win32_BIOS": "windows.bios", "Win32_SystemEnclosure": "windows.system_enclosure",
              "Win32_PnPSignedDriver": "windows.signed_drivers", "Get-PnpDevice": "windows.pnp_devices",
+             "pnputil": "windows.pnp_devices", "coreinfo": "windows.coreinfo", "nvcc": "windows.nvcc",
              "nvidia-smi -q -x": "windows.nvidia_smi_xml", "nvidia-smi -q.": "windows.nvidia_smi",
              "dxdiag": "windows.dxdiag", "reg ": "windows.display_registry", "pip ": "windows.pip",
              "wsl ": "windows.wsl", "System32": "windows.system32_dlls"}

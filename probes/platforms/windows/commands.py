@@ -91,6 +91,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("windows.system_enclosure", _cim("Win32_SystemEnclosure"),
             _prop("SMBIOSAssetTag", "ChassisTypes"),
             also=_by_hand("Win32_SystemEnclosure", "win32_systemenclosure")),
+    Command("windows.computer_info", _PS + (f"{_UTF8}Get-ComputerInfo | ConvertTo-Json -Depth 1",),
+            _prop("CsManufacturer", "OsBuildNumber", "WindowsProductName"), timeout_s=60.0,
+            also=(("Get-ComputerInfo",), ("Get-ComputerInfo", "|", "Format-List", "*"))),
     Command("windows.signed_drivers", _PS + (
         f"{_UTF8}Get-CimInstance -ClassName Win32_PnPSignedDriver | Where-Object "
         "{ $_.DeviceClass -in 'DISPLAY','COMPUTEACCELERATOR','SYSTEM' } | Select-Object "

@@ -36,8 +36,27 @@ def outputs(ctx, key: str) -> list[str]:
 
 
 # outputs that hold no WMI objects (their own layouts)
-_NOT_WMI = ("windows.dxdiag", "windows.nvidia_smi", "windows.nvidia_smi_xml", "windows.display_registry",
-            "windows.pip", "windows.wsl", "windows.system32_dlls", "windows.coreinfo", "windows.nvcc")
+_NOT_WMI = ("windows.computer_info", "windows.dxdiag", "windows.nvidia_smi", "windows.nvidia_smi_xml",
+            "windows.display_registry", "windows.pip", "windows.wsl", "windows.system32_dlls",
+            "windows.coreinfo", "windows.nvcc")
+
+
+# Get-ComputerInfo prefixes the properties of these classes ("CsTotalPhysicalMemory")
+_COMPUTER_INFO = {"Win32_ComputerSystem": "Cs", "Win32_OperatingSystem": "Os", "Win32_BIOS": "Bios"}
+
+
+def _from_computer_info(ctx, cls: str) -> list[dict]:
+    """The ``cls`` object Get-ComputerInfo holds under its prefix, named as WMI names it
+    (``OsName`` is the OS caption)."""
+    prefix = _COMPUTER_INFO.get(cls)
+    out = []
+    for obj in _parsed(ctx, "windows.computer_info") if prefix else ():
+        found = {k[len(prefix):]: v for k, v in obj.items() if k.startswith(prefix) and len(k) > len(prefix)}
+        if cls == "Win32_OperatingSystem" and "Name" in found:
+            found["Caption"] = found.pop("Name")
+        if found:
+            out.append(found)
+    return out
 
 
 def wmi(ctx, key: str, cls: str) -> list[dict]:
@@ -45,7 +64,7 @@ def wmi(ctx, key: str, cls: str) -> list[dict]:
     that command's file is missing, the objects of that class in the other files (one file
     holding several commands' outputs, as a forum post does). Parsed once per context."""
     def find() -> list[dict]:
-        found = records.of_class(outputs(ctx, key), cls)
+        found = records.of_class(outputs(ctx, key), cls) or _from_computer_info(ctx, cls)
         if found or ctx.live:
             return found
         others = [k for k in sorted(getattr(ctx, "recorded_commands", None) or {})
