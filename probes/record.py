@@ -416,7 +416,7 @@ def _system(r: _Recorder) -> None:
 _PRIVATE_KEY = (r"(?:[\w.\-() ]{0,60}?(?:serial|uuid|udid|hostname|host_name|hostuuid|computer[ _]?name|"
                 r"user[ _]?name|csname|dnshostname|registereduser|owner)[\w.\-() ]{0,60})")
 _PRIVATE_JSON = re.compile(r'(?im)^([ \t]*"' + _PRIVATE_KEY + r'"[ \t]*:[ \t]*)"[^"\r\n]*"')
-_PRIVATE_TEXT = re.compile(r'(?im)^([ \t]*' + _PRIVATE_KEY + r'[ \t]*[:=：])[^\r\n]*$')
+_PRIVATE_TEXT = re.compile(r'(?im)^([ \t]*' + _PRIVATE_KEY + r'[ \t]*[:=\uff1a])[^\r\n]*$')
 
 
 def scrub_output(text: str) -> str:

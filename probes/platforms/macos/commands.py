@@ -4,7 +4,7 @@ Recognisers look at the shape of the text, not at its language: ``sysctl`` print
 ``name.of.key: value`` lines under the ``hw.``/``machdep.``/``kern.`` trees, ``sw_vers``
 ``ProductName:``/``ProductVersion:`` lines (English in every locale), ``system_profiler``
 either JSON (``-json``: ``{"SPHardwareDataType": [...]}``), a property list (``-xml``) or
-text: an unindented section title ending in a colon (``Hardware:``, ``硬件：``) over
+text: an unindented section title ending in a colon (``Hardware:``, or a full-width one) over
 indented ``Key: Value`` lines.
 """
 
@@ -20,9 +20,9 @@ _SW_VERS = re.compile(r"^ProductName:\s+\S", re.M)
 _SW_VERS_VERSION = re.compile(r"^ProductVersion:\s+\d", re.M)
 _SP_JSON = re.compile(r'\A\s*\{\s*"SP[A-Za-z]+DataType"\s*:\s*\[')
 _SP_PLIST = re.compile(r"<plist\b.*?<key>_dataType</key>\s*<string>SP[A-Za-z]+DataType</string>", re.S)
-_SP_TITLE = re.compile(r"\A\s*\S[^\n:：]{0,80}[:：][ \t]*\n")
-_SP_NODE = re.compile(r"^ {4}\S[^\n]{0,200}[:：][ \t]*$", re.M)
-_SP_PAIR = re.compile(r"^ {6,}\S[^\n:：]{0,120}[:：][ \t]*\S", re.M)
+_SP_TITLE = re.compile(r"\A\s*\S[^\n:\uff1a]{0,80}[:\uff1a][ \t]*\n")
+_SP_NODE = re.compile(r"^ {4}\S[^\n]{0,200}[:\uff1a][ \t]*$", re.M)
+_SP_PAIR = re.compile(r"^ {6,}\S[^\n:\uff1a]{0,120}[:\uff1a][ \t]*\S", re.M)
 
 
 def is_sysctl(text: str) -> bool:

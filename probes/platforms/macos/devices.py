@@ -18,8 +18,6 @@ from accelgui.probes.platforms.macos import profiler, system
 
 # spdisplays_vendor tokens and vendor names -> PCI vendor ids
 _VENDORS = {"apple": "106b", "amd": "1002", "ati": "1002", "intel": "8086", "nvidia": "10de"}
-_BUILTIN = re.compile(r"built-?in|builtin|内建|内置|內建", re.I)
-_EXTERNAL = re.compile(r"thunderbolt|egpu|external|外置|外接", re.I)
 
 
 def _vendor_id(gpu: dict) -> str | None:
@@ -60,19 +58,23 @@ def _metal(gpu: dict) -> str | None:
     m = re.search(r"GPUFamily\s*(\d+)\s*(v\d+)?", text)
     if m:
         return f"Metal (GPUFamily{m.group(1)}{' ' + m.group(2) if m.group(2) else ''})"
-    if re.search(r"not supported|不支持|不支援|nicht", text, re.I):
+    if _has_word(text, "not_supported"):
         return None
     return "Metal"
 
 
+def _has_word(text: str, kind: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in profiler.words(kind))
+
+
 def _is_builtin(gpu: dict) -> bool:
-    bus = str(gpu.get("sppci_bus") or "")
-    return bool(_BUILTIN.search(bus))
+    return _has_word(str(gpu.get("sppci_bus") or ""), "builtin")
 
 
 def _is_external(gpu: dict) -> bool:
     texts = [str(gpu.get(k) or "") for k in ("sppci_slot_name", "sppci_bus", "_name")]
-    return any(_EXTERNAL.search(t) for t in texts) or any(
+    return any(_has_word(t, "external") for t in texts) or any(
         "egpu" in k.lower() for k in gpu if isinstance(k, str))
 
 

@@ -3,8 +3,8 @@
 recorded: JSON, the ``-xml`` property list, or text in the user's language.
 
 JSON and XML carry the key names themselves. Text carries localised labels (``Chipset
-Model``, ``芯片组型号``): the few labels the probes need are looked up in LABELS (English and
-Chinese as macOS prints them), and where a label is not known the values speak for
+Model`` and its Chinese twin): the few labels the probes need are looked up in labels.json
+(English and Chinese as macOS prints them), and where a label is not known the values speak for
 themselves (a model identifier ``MacBookPro18,3``, ``Apple M1 Pro``, ``Vendor (0x1002)``,
 ``0x7340``, ``16 GB``, ``Darwin 23.5.0``), so a section is recognised, and its main facts
 read, in a language no table lists.
@@ -17,8 +17,8 @@ import re
 
 MAX_NODES = 20000                   # text lines turned into nodes, per output
 # "Key: Value" (an ASCII colon ends the label only before a space or the line's end, as in
-# "Boot ROM: 2022.100.22.0.0 (iBridge: 21.16...)"), "键：值" (a full-width colon, no space)
-_PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*(?::(?=[ \t]|$)|：)[ \t]*(.*?)[ \t]*$")
+# "Boot ROM: 2022.100.22.0.0 (iBridge: 21.16...)"), or a full-width colon U+FF1A (no space)
+_PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*(?::(?=[ \t]|$)|\uff1a)[ \t]*(.*?)[ \t]*$")
 _MODEL_ID = re.compile(r"^(?:[A-Z][A-Za-z]*\d+,\d+|Mac\d+,\d+)$")
 _APPLE_CHIP = re.compile(r"^Apple (M\d+(?: Pro| Max| Ultra)?)\b")
 _GB = re.compile(r"^\d+(?:[.,]\d+)? ?(?:GB|TB|MB)$")
@@ -28,52 +28,33 @@ _MEM_TYPE = re.compile(r"^(?:LP)?DDR\d\w*$|^HBM", re.I)
 _OS_VERSION = re.compile(r"^(?:macOS|Mac OS X|OS X)\b.*\d")
 _DARWIN = re.compile(r"^Darwin \d")
 
-# Normalised text label (lower case, no spaces, ASCII brackets and commas) -> JSON key.
-LABELS = {
-    # SPDisplaysDataType
-    "chipsetmodel": "sppci_model", "芯片组型号": "sppci_model", "晶片組型號": "sppci_model",
-    "type": "sppci_device_type", "类型": "sppci_device_type", "類型": "sppci_device_type",
-    "bus": "sppci_bus", "总线": "sppci_bus", "匯流排": "sppci_bus",
-    "slot": "sppci_slot_name", "插槽": "sppci_slot_name",
-    "pcielanewidth": "spdisplays_pcie_width",
-    "vendor": "spdisplays_vendor", "供应商": "spdisplays_vendor", "厂商": "spdisplays_vendor",
-    "廠商": "spdisplays_vendor",
-    "deviceid": "spdisplays_device-id", "设备id": "spdisplays_device-id", "裝置id": "spdisplays_device-id",
-    "revisionid": "spdisplays_revision-id", "修正版id": "spdisplays_revision-id",
-    "totalnumberofcores": "sppci_cores", "核心总数": "sppci_cores", "核心總數": "sppci_cores",
-    "核总数": "sppci_cores",
-    # SPHardwareDataType (its "Total Number of Cores" is read as number_processors below)
-    "modelname": "machine_name", "型号名称": "machine_name", "機型名稱": "machine_name",
-    "modelidentifier": "machine_model", "型号标识符": "machine_model", "機型識別碼": "machine_model",
-    "chip": "chip_type", "芯片": "chip_type", "晶片": "chip_type",
-    "processorname": "cpu_type", "处理器名称": "cpu_type", "處理器名稱": "cpu_type",
-    "processorspeed": "current_processor_speed", "处理器速度": "current_processor_speed",
-    "numberofprocessors": "packages", "处理器数目": "packages",
-    "memory": "physical_memory", "内存": "physical_memory", "記憶體": "physical_memory",
-    # SPMemoryDataType
-    "size": "dimm_size", "大小": "dimm_size", "speed": "dimm_speed", "速度": "dimm_speed",
-    "manufacturer": "dimm_manufacturer", "制造商": "dimm_manufacturer",
-    # SPUSBDataType
-    "productid": "product_id", "产品id": "product_id", "vendorid": "vendor_id",
-    "供应商id": "vendor_id", "厂商id": "vendor_id", "locationid": "location_id",
-    "位置id": "location_id",
-    # SPSoftwareDataType
-    "systemversion": "os_version", "系统版本": "os_version", "kernelversion": "kernel_version",
-    "内核版本": "kernel_version",
-}
+def _table() -> dict:
+    """labels.json: text labels -> JSON keys, and the words values are told by."""
+    from accelgui.data import json_file
+
+    return json_file("accelgui.probes.platforms.macos", "labels.json")
+
+
+def words(kind: str) -> tuple[str, ...]:
+    """The words (lower case, any language) of ``kind``: builtin, external, not_supported."""
+    return tuple((_table().get("words") or {}).get(kind) or ())
+
+
+_FULL_WIDTH = str.maketrans({"\uff08": "(", "\uff09": ")", "\uff0c": ","})
 
 
 def _norm(label: str) -> str:
-    return re.sub(r"\s+", "", label.lower().replace("（", "(").replace("）", ")").replace("，", ","))
+    return re.sub(r"\s+", "", label.lower().translate(_FULL_WIDTH))
 
 
 def json_key(label: str) -> str | None:
     """The JSON key of a text label (None when unknown)."""
     key = _norm(label)
-    if key in LABELS:
-        return LABELS[key]
+    labels = _table().get("labels") or {}
+    if key in labels:
+        return labels[key]
     if key.startswith("vram"):
-        return "spdisplays_vram" if any(w in key for w in ("total", "总", "總")) else "spdisplays_vram_shared"
+        return "spdisplays_vram" if any(w in key for w in words("vram_total")) else "spdisplays_vram_shared"
     if key.startswith("metal"):
         return "spdisplays_mtlgpufamilysupport"
     return None
