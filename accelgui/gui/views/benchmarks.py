@@ -74,10 +74,12 @@ def gpu_results(bench: dict) -> list[dict]:
 
 def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
     """Ticks of a log10 axis from ``low`` to ``high`` (in log10 units) at 1, 2 and 5 times the
-    powers of ten, labelled as plain numbers ("20", "500"), not as powers."""
+    powers of ten (more steps over a short range), labelled as plain numbers ("20", "500"),
+    not as powers."""
     ticks = []
+    steps = (1, 2, 5) if high - low > 1.2 else (1, 1.5, 2, 3, 4, 5, 7)    # a short range: more
     for exp in range(math.floor(low), math.ceil(high) + 1):
-        for mult in (1, 2, 5):
+        for mult in steps:
             value = mult * 10.0 ** exp
             if low <= math.log10(value) <= high:
                 ticks.append((math.log10(value), fmt_num(value)))
@@ -738,15 +740,17 @@ class BenchmarksView(QWidget):
         return lines
 
     def comparison_lines(self, bench, limit: int = 4) -> list[str]:
-        """This run's medians beside the published figures nearest to them."""
+        """This run's medians beside the published figures nearest to them (within a factor
+        of ten; the nearest one when none is)."""
         from urllib.parse import urlsplit
 
         from accelgui import reference_machines
 
         lang = self.state.lang
         rows = sorted(reference_machines.comparison(bench), key=lambda c: abs(math.log(c["share"])))
+        near = [c for c in rows if 0.1 <= c["share"] <= 10.0] or rows[:1]   # within 10x, else the nearest
         lines = []
-        for c in rows[:limit]:
+        for c in near[:limit]:
             ref = c["reference"]
             lines.append(l10n_tr("figures.history.compare_line", lang, name=ref["name"],
                                  ref=fmt_num(c["reference_value"]), unit=c["unit"],
@@ -877,8 +881,8 @@ class BenchmarksView(QWidget):
         for row in B.headline(report, self._read(report)):
             s = row["spread"]
             spread = ""
-            if s.get("min") is not None and s.get("max") is not None:
-                spread = self._t("range", low=fmt_num(s["min"]), high=fmt_num(s["max"]))
+            if s.get("min") is not None and s.get("max") is not None:   # as in the groups below
+                spread = f"{fmt_num(s['min'])} {row['unit']} – {fmt_num(s['max'])} {row['unit']}"
             context = []
             if row["pct_of_peak"] is not None:
                 context.append(self._t("pct_of_peak", pct=fmt_num(row["pct_of_peak"])))
