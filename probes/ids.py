@@ -169,12 +169,6 @@ def vendor_name(vendor: str | None, lang: str = "en") -> str | None:
     return (entry.get(lang) if lang != "en" else None) or entry["name"]
 
 
-def reset() -> None:
-    """Forget the parsed vendor and curated tables (tests that add a site's data)."""
-    curated.cache_clear()
-    _vendor_index.cache_clear()
-
-
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 
