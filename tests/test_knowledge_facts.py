@@ -40,7 +40,7 @@ def _facts() -> dict:
 
 # --------------------------------------------------------------------------- expiry
 
-def test_no_fact_is_past_its_review_horizon_today():
+def test_no_fact_is_past_its_review_horizon_on_the_review_day():
     assert kfacts.expired(TODAY) == []
 
 
