@@ -154,3 +154,26 @@ def test_the_text_outline_survives_labels_with_colons_and_deep_nesting():
     assert (leaf["label"], leaf["value"]) == ("System Firmware Version", "2022.100.22.0.0 (iBridge: 21.16.5077.0.0,0)")
     deep = "X:\n" + "".join(" " * (2 * i) + f"k{i}:\n" for i in range(1, 3000))
     assert profiler.parse_text(deep)            # no recursion limit, bounded
+
+
+def test_the_internal_item_name_and_metal_4(tmp_path):
+    """-json as some macOS versions write it: the item named kHW_AppleM1ProItem, no
+    sppci_model, Metal 4, a display with its serial (never copied into the report)."""
+    gpu = {"_name": "kHW_AppleM1ProItem", "spdisplays_mtlgpufamilysupport": "spdisplays_metal4",
+           "spdisplays_ndrvs": [{"_name": "Color LCD", "_spdisplays_display-serial-number": "fd626d62"}],
+           "spdisplays_vendor": "sppci_vendor_Apple", "sppci_bus": "spdisplays_builtin", "sppci_cores": "14"}
+    (tmp_path / "displays.json").write_text(json.dumps({"SPDisplaysDataType": [gpu]}, indent=2))
+    report = run_probes(ProbeContext(str(tmp_path))).to_dict()
+    (gpu_dev,) = devices(report, "gpu")
+    assert (gpu_dev["name"], gpu_dev["details"]["metal"], gpu_dev["details"]["gpu_cores"]) == \
+        ("Apple M1 Pro GPU", "Metal 4", 14)
+    assert "fd626d62" not in json.dumps(report)
+    assert profiler.apple_chip("kHW_AppleM2Item") == "Apple M2" and profiler.apple_chip("Intel Iris") is None
+
+
+def test_hostile_profiler_outputs_give_nothing_not_an_error(tmp_path):
+    (tmp_path / "deep.json").write_text('{"SPDisplaysDataType": [' + "[" * 200000 + "]" * 200000 + "]}")
+    (tmp_path / "sysctl.txt").write_text("hw.ncpu: 8\nhw.memsize: 8589934592\nhw.machine: arm64\n")
+    report = run_probes(ProbeContext(str(tmp_path)), timeout_s=10).to_dict()
+    assert all(p["status"] in ("ok", "absent", "partial") for p in report["probes"]), report["probes"]
+    assert report["memory"]["total_bytes"] == 8 << 30 and not devices(report, "gpu")

@@ -201,8 +201,8 @@ def parse(text: str) -> dict[str, list[dict]]:
     if head in ("{", "["):
         try:
             return structured_data(json.loads(text))
-        except ValueError:
-            return {}               # cut short: JSON is all or nothing
+        except (ValueError, RecursionError):
+            return {}               # cut short (JSON is all or nothing), or nested past reason
     if head == "<":
         import plistlib
 
@@ -227,10 +227,18 @@ def data(ctx) -> dict[str, list[dict]]:
     return ctx.shared("macos.system_profiler", lambda: merged(ctx.outputs("macos.system_profiler")))
 
 
+_KHW_ITEM = re.compile(r"^kHW_Apple(M\d+)(Pro|Max|Ultra)?Item$")     # -json's _name on some macOS
+
+
 def apple_chip(text) -> str | None:
-    """``"Apple M2 Pro"`` from a chip, model or brand string (None when not an M-series)."""
-    m = _APPLE_CHIP.match(str(text or "").strip())
-    return f"Apple {m.group(1)}" if m else None
+    """``"Apple M2 Pro"`` from a chip, model or brand string, or from the internal item name
+    (``kHW_AppleM2ProItem``); None when not an M-series."""
+    text = str(text or "").strip()
+    m = _APPLE_CHIP.match(text)
+    if m:
+        return f"Apple {m.group(1)}"
+    m = _KHW_ITEM.match(text)
+    return " ".join(filter(None, ("Apple", m.group(1), m.group(2)))) if m else None
 
 
 def values(item: dict) -> list[str]:
