@@ -199,3 +199,10 @@ def test_every_resource_title_is_in_both_languages():
         resources = step["resources"] + [r for t in step.get("tracks", []) for r in t["resources"]]
         for res in resources:
             assert isinstance(res["title"], dict) and res["title"]["en"] and res["title"]["zh"], (sid, res)
+
+
+def test_fact_row_notes_are_in_both_languages():
+    for table in kfacts.tables(with_family_data=False):
+        for row in table["rows"]:
+            note = row.get("note")
+            assert note is None or (isinstance(note, dict) and note["en"] and note["zh"]), (table["id"], row)
