@@ -58,6 +58,9 @@ def table_texts(view) -> list[list[str]]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_all_figures_are_words_with_median_range_and_repeats(qtbot, lang):
     view = rendered(qtbot, report_with(quick_section()), lang)
+    toggle, title = {"en": ("Show raw keys", "History and reference machines"),
+                     "zh": ("\u663e\u793a\u539f\u59cb\u952e", "\u5386\u53f2\u8bb0\u5f55\u4e0e\u53c2\u8003\u673a\u5668")}[lang]
+    assert view.raw_toggle.text() == toggle and view.card_titles[3].text() == title
     rows = table_texts(view)
     assert len(rows) > 40
     for row in rows:

@@ -305,17 +305,18 @@ class BenchmarksView(QWidget):
         self.mode.setItemText(1, self.tr("Full"))
         self.cancel_button.setText(self.tr("Cancel"))
         for label, text in zip(self.card_titles, (self.tr("Cache sweep"), self.tr("Roofline"),
-                                                  self.tr("Measured vs theoretical"),
-                                                  l10n_tr("figures.ui.history", self.state.lang),
+                                                  self.tr("Measured vs theoretical"), None,
                                                   self.tr("All figures"))):
-            label.setText(text)
-        self.raw_toggle.setText(l10n_tr("figures.ui.show_raw", self.state.lang))
+            if text is not None:          # the history's title is the catalogue's (render)
+                label.setText(text)
         self._show_phase()
         self.render(self.state)
 
     def _catalogue_texts(self) -> None:
         """Texts from the bench catalogue, in the language of the rendered state."""
         self.rerun_button.setText(self._t("rerun"))
+        self.card_titles[3].setText(l10n_tr("figures.ui.history", self.state.lang))
+        self.raw_toggle.setText(l10n_tr("figures.ui.show_raw", self.state.lang))
         for frame in self._frames.values():
             frame.zoom.setText(self._t("zoom"))
             frame.zoom.setToolTip(self._t("zoom_tip"))
