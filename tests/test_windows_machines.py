@@ -37,7 +37,10 @@ def reports() -> dict[str, dict]:
 
 def test_every_recorded_windows_machine_is_windows_and_no_probe_fails(reports):
     assert len(WIN) >= 8
+    from accelgui.report import check_report
+
     for name, report in reports.items():
+        check_report(report)                                # every field against the schema
         assert report["platform"]["os"] == "Windows", name
         assert all(p["status"] != "error" for p in report["probes"]), (name, report["probes"])
 

@@ -280,10 +280,10 @@ def _pci(a: dict) -> dict | None:
                               driver_evidence=evidence, integrated=integrated,
                               subsystem=":".join(pnp["subsystem"]) if pnp["subsystem"] else None,
                               revision=pnp["revision"])
-    if rec is not None:
-        rec["windows"] = {"pnp_id": pnp["hardware_id"], "sources": a["sources"],
-                          "driver_version": a.get("driver_version"),
-                          "memory_lower_bound_bytes": lower}
+    if rec is not None:     # details for the device (the inventory merges rec["details"])
+        extra = {"pnp_id": pnp["hardware_id"], "driver_version": a.get("driver_version"),
+                 "memory_lower_bound_bytes": lower}
+        rec["details"] = {k: v for k, v in extra.items() if v is not None}
     return rec
 
 
@@ -309,6 +309,8 @@ def _soc(a: dict) -> dict | None:
 def _nvml(smi: dict) -> dict | None:
     gpus = [dict((k, v) for k, v in g.items() if k not in ("subsystem", "driver_model")
                  and v is not None) for g in smi["gpus"] if g.get("pci_address")]
+    for gpu in gpus:
+        gpu.setdefault("driver_version", smi.get("driver_version"))
     if not gpus and not smi.get("driver_version"):
         return None
     return {"ok": True, "source": "nvidia-smi", "reason": None,
@@ -323,7 +325,11 @@ def _live_nvml(ctx) -> dict | None:
     from accelgui.probes import gpu_nvidia
 
     info = gpu_nvidia.query_nvml()
-    return info if info.get("ok") else None
+    if not info.get("ok"):
+        return None
+    for gpu in info.get("gpus") or ():
+        gpu.setdefault("driver_version", info.get("driver_version"))
+    return info
 
 
 def probe(ctx) -> dict:
