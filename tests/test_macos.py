@@ -177,3 +177,25 @@ def test_hostile_profiler_outputs_give_nothing_not_an_error(tmp_path):
     report = run_probes(ProbeContext(str(tmp_path)), timeout_s=10).to_dict()
     assert all(p["status"] in ("ok", "absent", "partial") for p in report["probes"]), report["probes"]
     assert report["memory"]["total_bytes"] == 8 << 30 and not devices(report, "gpu")
+
+
+def test_a_live_mac_runs_its_commands_through_the_runner(monkeypatch):
+    """Live on macOS (faked): the same probes, fed by the commands run once each."""
+    from accelgui.probes import platforms, software
+
+    source = ProbeContext(os.path.join(MACHINES, "mac-m1pro-laptop"))
+    outputs = {platforms.command(k).argv: source.output(k) for k in source.recorded_commands}
+    ran = []
+
+    def fake(argv, timeout_s):
+        ran.append(argv)
+        return outputs.get(argv), None
+
+    monkeypatch.setattr(platforms, "live_platform", lambda sys_platform=None: "macos")
+    monkeypatch.setattr(software, "environments", lambda ctx: [{"name": "venv", "packages": {"torch": "2.5.1"}}])
+    ctx = ProbeContext("/", run_command=fake)
+    report = run_probes(ctx, timeout_s=10).to_dict()
+    assert sorted(ran) == sorted(outputs)                   # each command once
+    assert report["cpu"]["model_name"] == "Apple M1 Pro" and report["memory"]["available_bytes"]
+    assert report["software"]["packages"] == {"torch": "2.5.1"} and report["software"]["packages_known"]
+    assert [d["name"] for d in devices(report, "gpu")] == ["Apple M1 Pro GPU"]
