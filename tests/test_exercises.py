@@ -38,9 +38,31 @@ def _nvidia_gpu() -> bool:
         return False
 
 
+#: another interpreter to grade exercises in whose packages the test venv lacks (jax, onnx,
+#: onnxruntime): ACCELGUI_EXERCISE_PYTHON=/path/to/venv/bin/python (as --verify-python does)
+OTHER_PYTHON = os.environ.get("ACCELGUI_EXERCISE_PYTHON")
+
+
+def _has_packages(python: str | None, packages: list[str]) -> bool:
+    if python is None:
+        return all(importlib.util.find_spec(p) is not None for p in packages)
+    code = "import importlib.util, sys; sys.exit(any(importlib.util.find_spec(p) is None for p in sys.argv[1:]))"
+    return subprocess.run([python, "-c", code, *packages], capture_output=True, timeout=60).returncode == 0
+
+
+def _python(manifest: dict) -> str | None:
+    """The interpreter to grade ``manifest`` in: this one, else ACCELGUI_EXERCISE_PYTHON when
+    it has the packages."""
+    packages = manifest.get("packages") or []
+    if not _has_packages(None, packages) and OTHER_PYTHON and _has_packages(OTHER_PYTHON, packages):
+        return OTHER_PYTHON
+    return None
+
+
 def _absent(manifest: dict) -> list[str]:
     """What this exercise needs and this test environment lacks (packages, tools, hardware)."""
-    out = [p for p in manifest.get("packages") or [] if importlib.util.find_spec(p) is None]
+    out = [] if _python(manifest) else [p for p in manifest.get("packages") or []
+                                        if importlib.util.find_spec(p) is None]
     out += [t for t in manifest.get("tools") or [] if not shutil.which(t)]
     if (manifest.get("hardware") or {}).get("vendor") == "nvidia" and not _nvidia_gpu():
         out.append("an NVIDIA GPU")
@@ -101,14 +123,14 @@ def test_reference_passes_naive_fails_untouched_fails(exercise, tmp_path):
     absent = _absent(m)
     if absent:
         pytest.skip(f"{exercise} needs {', '.join(absent)}, absent here")
-    report = _report(m)
+    report, python = _report(m), _python(m)
     untouched = _workspace(tmp_path, m, None)
     assert exercises.grade(m["step"], untouched, report=report)["reason_msg"]["id"] == "exercises.untouched"
-    res = exercises.grade(m["step"], untouched, report=report, check_untouched=False)   # the grader itself
-    assert res["status"] == "failed", res
-    res = exercises.grade(m["step"], _workspace(tmp_path, m, "naive"), report=report)
+    res = exercises.grade(m["step"], untouched, python=python, report=report, check_untouched=False)
+    assert res["status"] == "failed", res                  # the grader itself fails the starter
+    res = exercises.grade(m["step"], _workspace(tmp_path, m, "naive"), python=python, report=report)
     assert res["status"] == "failed", (render(res["reason_msg"], "en"), res)
-    res = exercises.grade(m["step"], _workspace(tmp_path, m, "reference"), report=report)
+    res = exercises.grade(m["step"], _workspace(tmp_path, m, "reference"), python=python, report=report)
     assert res["status"] == "done", (render(res["reason_msg"], "en"), res)
     assert res["proves"] == "work" and res["checks"] and all(c["ok"] for c in res["checks"])
     assert all(t["met"] for t in res.get("targets") or [])
