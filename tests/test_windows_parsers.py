@@ -87,6 +87,21 @@ def test_registry_values_in_export_and_query_forms():
     assert key["qw_memory"] == 8 << 30 and key["memory"] == 0xFFF00000
 
 
+def test_registry_values_as_get_itemproperty_shows_them():
+    fl = ("\nDriverDesc                        : Intel(R) Arc(TM) A770 Graphics\n"
+          "MatchingDeviceId                  : pci\\ven_8086&dev_56a0\n"
+          "HardwareInformation.MemorySize    : {0, 0, 240, 255}\n"
+          "HardwareInformation.qwMemorySize  : 17179869184\n"
+          "PSPath                            : Microsoft.PowerShell.Core\\Registry::HKEY_LOCAL_MACHINE\\SYSTEM\\"
+          "ControlSet001\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}\\0000\n")
+    key = records.display_keys([fl])[0]
+    assert key["qw_memory"] == 16 << 30 and key["memory"] == 0xFFF00000
+    as_json = '[{"DriverDesc": "X", "MatchingDeviceId": "pci\\\\ven_1002&dev_73bf", ' \
+              '"HardwareInformation.MemorySize": [0, 0, 240, 255], "HardwareInformation.qwMemorySize": 17163091968}]'
+    key = records.display_keys([as_json])[0]
+    assert key["memory"] == 0xFFF00000 and key["qw_memory"] == 17163091968
+
+
 def test_pnp_ids():
     pci = records.pnp_id("PCI\\VEN_10DE&DEV_2684&SUBSYS_889D1043&REV_A1\\4&2283F625&0&0019")
     assert (pci["vendor"], pci["device"], pci["subsystem"], pci["revision"]) == ("10de", "2684", ("1043", "889d"), "a1")

@@ -246,16 +246,28 @@ def _is_display_key(key: dict) -> bool:
                 and field(key, "DriverDesc"))
 
 
+def _registry_bytes(value) -> bytes | None:
+    """A REG_BINARY as Get-ItemProperty shows it: ``{0, 0, 240, 255}`` (Format-List) or
+    ``[0, 0, 240, 255]`` (JSON)."""
+    if isinstance(value, str) and re.fullmatch(r"\{\s*\d{1,3}(?:\s*,\s*\d{1,3}){0,63}\s*\}", value):
+        value = [int(p) for p in value.strip("{} ").split(",")]
+    if isinstance(value, list) and value and all(isinstance(b, int) and 0 <= b < 256 for b in value):
+        return bytes(value)
+    return bytes(value) if isinstance(value, (bytes, bytearray)) else None
+
+
 def _registry_int(value) -> int | None:
-    if isinstance(value, (bytes, bytearray)):
-        return int.from_bytes(value[:8], "little") if value else None
+    data = _registry_bytes(value)
+    if data is not None:
+        return int.from_bytes(data[:8], "little") if data else None
     return number(value)
 
 
 def _display_key(key: dict) -> dict:
     chip = field(key, "HardwareInformation.ChipType")
-    if isinstance(chip, (bytes, bytearray)):
-        chip = bytes(chip).decode("utf-16-le", errors="replace").rstrip("\x00")
+    raw = _registry_bytes(chip)
+    if raw is not None:
+        chip = raw.decode("utf-16-le", errors="replace").rstrip("\x00")
     return {"key": key.get("_key"), "desc": text_of(key, "DriverDesc"),
             "matching_id": pnp_id(text_of(key, "MatchingDeviceId") or ""),
             "driver_version": text_of(key, "DriverVersion"),
