@@ -16,9 +16,12 @@ A requirement of a learning route carries a rule (knowledge/schema.json, ``rule`
     {"all": [RULE, ...]}  {"any": [RULE, ...]}  {"not": RULE}
 
 Each operator is one small function registered with :func:`_op`, each device filter one
-registered with :func:`_filter`; support facts (which gfx targets ROCm supports, which compute
-capability current CUDA needs, which Intel GPUs oneAPI/PyTorch XPU supports, which runtime an NPU
-vendor needs, which CPU features are SIMD on each architecture) come from the dated tables of
+registered with :func:`_filter`, each with the JSON Schema of its argument: that registry is the
+one place a rule's shape is defined (:func:`rule_schema`, written into knowledge/schema.json by
+tests/tools/sync_rule_schema.py; :func:`validate` checks a rule against it). Support facts
+(which gfx targets ROCm supports, which compute capability current CUDA needs, which Intel GPUs
+oneAPI/PyTorch XPU supports, which runtime an NPU vendor needs, which CPU features are SIMD on
+each architecture) come from the dated tables of
 knowledge/facts.json and knowledge/support.json, never from code.
 
 :func:`evaluate` answers with three-valued logic and the facts of the report it used::
@@ -31,8 +34,10 @@ readiness ladder) is carried in the facts (:func:`unusable_devices`), so the adv
 "needs setup" with the device's own fix instead of "remote". Facts also say whether what is
 missing is something to install (``Fact.setup``) or other hardware.
 
-The module reads only the report dict it is given and the shipped tables. A rule with an
-operator or a device filter it does not know raises :class:`KnowledgeRuleError` naming it.
+The module reads only the report dict it is given and the shipped tables. A rule that does not
+fit the registry's schema (an operator or device filter it does not know, an argument of the
+wrong kind) raises :class:`KnowledgeRuleError` naming the field; the rules of a loaded knowledge
+base were checked when it was loaded and are evaluated without importing jsonschema.
 """
 
 from __future__ import annotations
