@@ -115,6 +115,9 @@ def test_report_mode_names_the_machine_and_the_run_buttons_say_this_computer(qtb
     view.set_source(SimpleNamespace(kind="live", name="this computer", path=None, is_live=True))
     assert view.intro.text().startswith("Measured on this machine")
     assert view.run_button.text() == "Run benchmark"
+    tree = SimpleNamespace(kind="sysroot", name="dgx-tree", path="/trees/dgx", is_live=False)
+    view.set_source(tree)
+    assert view.intro.text().startswith("Recorded machine dgx-tree: a recorded tree is never benchmarked")
     # no Source given: the report's own host name
     assert "lab-laptop-07" in rendered(qtbot, report, live=False).intro.text()
 

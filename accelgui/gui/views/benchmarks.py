@@ -285,7 +285,9 @@ class BenchmarksView(QWidget):
             self.run_button.setToolTip("")
             return
         name = getattr(self._source, "name", None) or self._report_machine()
-        self.intro.setText(l10n_tr("figures.ui.measured_on", lang, machine=name))
+        tree = getattr(self._source, "kind", None) == "sysroot"
+        self.intro.setText(l10n_tr("figures.ui.recorded_tree" if tree else "figures.ui.measured_on", lang,
+                                   machine=name))
         self.run_button.setText(l10n_tr("figures.ui.run_here", lang))
         self.run_button.setToolTip(l10n_tr("figures.ui.run_here_tip", lang))
 
