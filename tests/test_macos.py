@@ -199,3 +199,15 @@ def test_a_live_mac_runs_its_commands_through_the_runner(monkeypatch):
     assert report["cpu"]["model_name"] == "Apple M1 Pro" and report["memory"]["available_bytes"]
     assert report["software"]["packages"] == {"torch": "2.5.1"} and report["software"]["packages_known"]
     assert [d["name"] for d in devices(report, "gpu")] == ["Apple M1 Pro GPU"]
+
+
+def test_a_real_partial_capture_of_a_mac_vm():
+    """py-cpuinfo's recorded `sysctl machdep.cpu hw.cpufrequency` (MIT): the CPU only."""
+    report = probe("mac-intel-vm-sysctl")
+    cpu = report["cpu"]
+    assert (cpu["model_name"], cpu["vendor"], cpu["arch"]) == ("Intel(R) Core(TM) i5-4440 CPU @ 3.10GHz", "intel", "x86_64")
+    assert (cpu["logical_cpus"], cpu["cores_per_socket"], cpu["max_mhz"]) == (4, 4, 2890)
+    assert "avx" not in cpu["features"] and "ssse3" in cpu["features"]
+    assert report["platform"]["virtualization"] == "vm"
+    assert report["memory"]["total_bytes"] is None and report["devices"] == []
+    assert {p["name"]: p["status"] for p in report["probes"]}["memory"] == "absent"

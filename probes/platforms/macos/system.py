@@ -35,7 +35,7 @@ _X86_WORDS = {
     "AVX512VBMI2": "avx512_vbmi2", "AVX512BITALG": "avx512_bitalg", "MMX": "mmx",
     "PCLMULQDQ": "pclmulqdq", "RDRAND": "rdrand", "RDSEED": "rdseed", "ADX": "adx",
     "CLFSOPT": "clflushopt", "CLWB": "clwb", "XSAVE": "xsave", "CX16": "cx16", "LZCNT": "abm",
-    "LAHF": "lahf_lm", "RDPID": "rdpid",
+    "LAHF": "lahf_lm", "RDPID": "rdpid", "VMM": "hypervisor",
 }
 _ARCH = {"arm64": "aarch64", "arm64e": "aarch64", "x86_64": "x86_64", "x86_64h": "x86_64",
          "i386": "i686"}
@@ -107,6 +107,27 @@ def _os_version(ctx) -> tuple[str | None, str | None]:
     return version, build
 
 
+def machine(ctx) -> str | None:
+    """The architecture as Linux names it: ``hw.machine``, else told by the CPU's vendor."""
+    keys = sysctl(ctx)
+    found = _ARCH.get(keys.get("hw.machine") or "")
+    if found:
+        return found
+    if chip_name(ctx):
+        return "aarch64"
+    return "x86_64" if keys.get("machdep.cpu.vendor") in ("GenuineIntel", "AuthenticAMD") else None
+
+
+def _virtualization(keys: dict, model_id: str | None) -> str | None:
+    """"apple-virtualization" for a virtual Mac model, "vm" when the kernel or the CPU's
+    VMM flag says it runs under a hypervisor, else None."""
+    if (model_id or "").startswith("VirtualMac"):
+        return "apple-virtualization"
+    if keys.get("kern.hv_vmm_present") == "1" or "VMM" in (keys.get("machdep.cpu.features") or "").split():
+        return "vm"
+    return None
+
+
 def platform_probe(ctx) -> dict:
     keys, hw, soft = sysctl(ctx), hardware(ctx), _software(ctx)
     version, build = _os_version(ctx)
@@ -116,11 +137,6 @@ def platform_probe(ctx) -> dict:
         kernel = darwin.split()[-1]
     model_id = keys.get("hw.model") or hw.get("machine_model") or \
         profiler.first_value(hw, profiler.PATTERNS["model_id"])
-    machine = _ARCH.get(keys.get("hw.machine") or "") or \
-        ("aarch64" if chip_name(ctx) else None)
-    virtual = None
-    if keys.get("kern.hv_vmm_present") == "1" or (model_id or "").startswith("VirtualMac"):
-        virtual = "apple-virtualization" if (model_id or "").startswith("VirtualMac") else "vm"
     # what Linux reads from an Intel Mac's DMI: the vendor, the model identifier, the model name
     dmi = {k: v for k, v in (("sys_vendor", "Apple Inc." if model_id else None), ("product_name", model_id),
                              ("product_family", hw.get("machine_name"))) if v}
@@ -129,16 +145,16 @@ def platform_probe(ctx) -> dict:
         "os_release": " ".join(x for x in ("macOS", version, f"({build})" if build else None) if x)
         if version else None,
         "kernel": kernel,
-        "machine": machine,
+        "machine": machine(ctx),
         "hostname": keys.get("kern.hostname") or None,
-        "virtualization": virtual,
+        "virtualization": _virtualization(keys, model_id),
         "container": None,
         "cloud": None,
         "dmi": dmi,
         "secure_boot": None,
         "out_of_tree_modules": [],
     }
-    if not any((version, kernel, model_id)):
+    if not any((version, kernel, model_id, result["machine"])):
         return {"_status": "absent", "_reason": "no sysctl, sw_vers or system_profiler output",
                 "platform": result}
     return {"platform": result}
@@ -230,18 +246,18 @@ def _x86_uarch(keys: dict, vendor: str, flags: list[str], brand: str | None) -> 
 def cpu_probe(ctx) -> dict:
     keys, hw = sysctl(ctx), hardware(ctx)
     chip = chip_name(ctx)
-    arch = _ARCH.get(keys.get("hw.machine") or "") or ("aarch64" if chip else None)
+    arch = machine(ctx)
     brand = keys.get("machdep.cpu.brand_string") or hw.get("chip_type") or hw.get("cpu_type")
-    logical = _int(keys, "hw.logicalcpu_max") or _int(keys, "hw.ncpu")
+    logical = _int(keys, "hw.logicalcpu_max") or _int(keys, "hw.ncpu") or _int(keys, "machdep.cpu.thread_count")
     physical = _int(keys, "hw.physicalcpu_max") or _int(keys, "hw.physicalcpu") or \
-        common.to_int(hw.get("number_processors"))
+        _int(keys, "machdep.cpu.core_count") or common.to_int(hw.get("number_processors"))
     packages = _int(keys, "hw.packages") or 1
     levels = _perf_levels(keys) or _levels_from_hardware(hw)
     flags, features = _features(keys, arch)
     apple = bool(chip) or (brand or "").startswith("Apple")
     if apple and physical and not logical:
         logical = physical              # Apple silicon has no SMT
-    max_hz = _int(keys, "hw.cpufrequency_max")
+    max_hz = _int(keys, "hw.cpufrequency_max") or _int(keys, "hw.cpufrequency")
     result = {
         "vendor_id": "Apple" if apple else keys.get("machdep.cpu.vendor"),
         "vendor": "apple" if apple else ("intel" if keys.get("machdep.cpu.vendor") == "GenuineIntel"
