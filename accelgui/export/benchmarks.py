@@ -5,6 +5,12 @@ theoretical peak, spread of the repeats, the typical range of the machine's clas
 notices of a disturbed or noisy run. Every raw figure goes only to the appendix of the HTML
 report (the JSON report carries the whole section anyway).
 
+One statistic per quantity (``benchmarks.quantity``: the median of the repeats and their
+range) for every face: :func:`roofline_data` is what each roofline draws (the app's and the
+exported one), :func:`figure_groups` every figure of a run in words for the app's All figures
+table (:func:`raw_rows` the raw keys behind its toggle), :func:`notice_text` a notice with its
+stage names in the reader's language.
+
 The helpers the other exporters call (``gpu_entries``, ``gpu_value``, ``theory_finder``,
 ``theoretical_pairs``, ...) keep their names; :mod:`accelgui.export.common` re-exports them.
 """
