@@ -16,8 +16,12 @@ GIB = 1 << 30
 WIN = sorted(n for n in os.listdir(MACHINES) if n.startswith("win-"))
 
 
+def replay(folder) -> dict:
+    return run_probes(ProbeContext(str(folder)), timeout_s=20).to_dict()
+
+
 def probe(name: str) -> dict:
-    return run_probes(ProbeContext(os.path.join(MACHINES, name)), timeout_s=20).to_dict()
+    return replay(os.path.join(MACHINES, name))
 
 
 def by_kind(report: dict, kind: str) -> list[dict]:
@@ -177,12 +181,12 @@ def test_record_tree_on_windows_writes_a_folder_that_replays_the_same(tmp_path):
 
     written = record.record_commands(str(tmp_path), commands.COMMANDS, run=run)
     assert written == len(source.recorded_commands)
-    replay = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    again = replay(tmp_path)
     original = probe("win-laptop-meteorlake-rtx4060")
     keys = ("kind", "vendor", "name", "pci_id", "address", "readiness")
-    assert [{k: d[k] for k in keys} for d in replay["devices"]] == \
+    assert [{k: d[k] for k in keys} for d in again["devices"]] == \
         [{k: d[k] for k in keys} for d in original["devices"]]
-    assert replay["cpu"]["model_name"] == original["cpu"]["model_name"]
+    assert again["cpu"]["model_name"] == original["cpu"]["model_name"]
 
 
 def test_a_gpu_on_the_basic_display_driver_is_a_gpu_without_its_driver(tmp_path):
@@ -196,7 +200,7 @@ def test_a_gpu_on_the_basic_display_driver_is_a_gpu_without_its_driver(tmp_path)
         "Name                   : Microsoft Hyper-V Video\n"
         "PNPDeviceID            : VMBUS\\{DA0A7802-E377-4AAC-8E77-0558EB1073F8}\\{5620E0C7}\n"
         "AdapterRAM             : 0\nConfigManagerErrorCode : 0\n", encoding="utf-8")
-    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    r = replay(tmp_path)
     assert r["platform"]["os"] == "Windows"
     gpu = one(r, "gpu", "nvidia")
     assert gpu["readiness"] == "driver-missing" and gpu["pci_id"] == "10de:2684"
@@ -222,7 +226,7 @@ def test_dxdiag_alone_names_the_os_cpu_memory_gpu_and_the_npus_driver(tmp_path):
     import shutil
 
     shutil.copy(os.path.join(MACHINES, "win-ryzen-ai-laptop", "dxdiag _t dxdiag.txt"), tmp_path)
-    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    r = replay(tmp_path)
     assert r["platform"]["os_release"] == "Windows 11 Pro 24H2"
     assert r["cpu"]["model_name"] == "AMD Ryzen AI 9 HX 370 w/ Radeon 890M" and r["cpu"]["logical_cpus"] == 24
     assert r["memory"]["total_bytes"] == 32768 << 20
@@ -238,7 +242,7 @@ def test_one_pasted_file_with_several_commands_and_their_prompts(tmp_path):
         with open(os.path.join(base, f"Get-CimInstance {cls} pipe Format-List star.txt"), encoding="utf-8") as f:
             parts.append(f"PS C:\\Users\\me> Get-CimInstance {cls} | fl *\n" + f.read())
     (tmp_path / "forum post.txt").write_text("\n".join(parts) + "\nPS C:\\Users\\me>\n", encoding="utf-8")
-    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    r = replay(tmp_path)
     assert r["platform"]["os_release"] == "Windows 11 Home 23H2"
     assert r["cpu"]["model_name"] == "Intel(R) Core(TM) Ultra 7 155H"
     assert sorted(d["pci_id"] for d in by_kind(r, "gpu")) == ["10de:28a0", "8086:7d55"]
@@ -253,7 +257,7 @@ def test_an_npu_listed_as_a_system_device_is_still_an_npu(tmp_path):
         "OK         System          Intel(R) AI Boost       PCI\\VEN_8086&DEV_643E&SUBSYS_00000000&REV_04\\3&11583659&0&38\n"
         "OK         System          PCI Express Root Port   PCI\\VEN_8086&DEV_A83E&SUBSYS_00000000&REV_10\\3&11583659&0&E0\n",
         encoding="utf-8")
-    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    r = replay(tmp_path)
     npu = one(r, "npu", "intel")
     assert npu["pci_id"] == "8086:643e" and npu["address"] == "0000:00:07.0"
     assert len(r["devices"]) == 1
@@ -304,7 +308,7 @@ def test_two_identical_gpus_keep_their_own_location_and_figures(tmp_path):
     (tmp_path / "video.txt").write_text(video)
     (tmp_path / "drivers.txt").write_text(drivers)
     (tmp_path / "smi.txt").write_text(smi)
-    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    r = replay(tmp_path)
     assert [(d["address"], d["details"]["uuid"], d["details"]["memory_bytes"] >> 20) for d in r["devices"]] == \
         [("0000:01:00.0", "GPU-aaaa", 24576), ("0000:41:00.0", "GPU-bbbb", 24575)]
 
@@ -317,7 +321,7 @@ def test_get_computer_info_stands_in_for_the_wmi_classes(tmp_path):
         "CsTotalPhysicalMemory : 16893886464\nOsName              : Microsoft Windows 11 Pro\n"
         "OsBuildNumber       : 22631\nOsOperatingSystemSKU : 48\nOsFreePhysicalMemory : 8388608\n"
         "OsArchitecture      : 64-Bit\n", encoding="utf-8")
-    r = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    r = replay(tmp_path)
     assert r["platform"]["os_release"] == "Windows 11 Pro 23H2"   # by build (WindowsProductName says 10)
     assert r["platform"]["dmi"]["product_name"] == "21CB000GGE" and r["platform"]["machine"] == "x86_64"
     assert r["memory"]["total_bytes"] == 16893886464 and r["memory"]["available_bytes"] == 8388608 << 10

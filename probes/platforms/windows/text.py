@@ -220,6 +220,14 @@ def reg_value(kind: str, raw: str):
     return data
 
 
+def _new_key(out: list[dict], path: str) -> dict | None:
+    """A new registry key record appended to ``out``; None once MAX_RECORDS are read."""
+    if len(out) >= MAX_RECORDS:
+        return None
+    out.append({"_key": path})
+    return out[-1]
+
+
 _REG_KEY = re.compile(r"^\[(.+)\]\s*$")
 _REG_VALUE = re.compile(r'^(@|"(?:[^"\\]|\\.)*")=(.*)$')
 
@@ -242,9 +250,8 @@ def reg_export(text: str) -> list[dict]:
             continue
         key = _REG_KEY.match(line)
         if key:
-            current = {"_key": key.group(1)}
-            out.append(current)
-            if len(out) >= MAX_RECORDS:
+            current = _new_key(out, key.group(1))
+            if current is None:
                 break
             continue
         m = _REG_VALUE.match(line)
@@ -269,9 +276,8 @@ def reg_query(text: str) -> list[dict]:
     current = None
     for line in text.split("\n"):
         if line.startswith("HKEY_"):
-            current = {"_key": line.strip()}
-            out.append(current)
-            if len(out) >= MAX_RECORDS:
+            current = _new_key(out, line.strip())
+            if current is None:
                 break
             continue
         m = _QUERY_VALUE.match(line)
