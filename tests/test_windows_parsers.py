@@ -67,6 +67,17 @@ def test_tables_with_dashes_and_wmics_default_table():
                                                             ("1073741824", "Intel(R) UHD Graphics 770")]
 
 
+def test_wmic_default_tables_of_a_few_properties_are_recognised():
+    cpu = ("Name                                      NumberOfCores  NumberOfLogicalProcessors  \n"
+           "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz   6              12                         \n")
+    mem = "BankLabel  Capacity     Speed  \nBANK 0     17179869184  3200   \nBANK 2     17179869184  3200   \n"
+    assert recorded.recognise(cpu, commands.COMMANDS) == "windows.processor"
+    assert recorded.recognise(mem, commands.COMMANDS) == "windows.physical_memory"
+    (proc,) = records.of_class([cpu], "Win32_Processor")
+    assert (proc["Name"], proc["NumberOfCores"]) == ("Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz", "6")
+    assert [m["Capacity"] for m in records.of_class([mem], "Win32_PhysicalMemory")] == ["17179869184"] * 2
+
+
 def test_registry_values_in_export_and_query_forms():
     export = ('Windows Registry Editor Version 5.00\n\n'
               '[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\Class\\'
