@@ -33,6 +33,7 @@ when no such name is free, the record is refused and the file left as it is.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -354,7 +355,11 @@ def record(report: dict, benchmarks: dict, *, path: str | None = None, when: str
         kept = (kept + [entry])[-MAX_RUNS:]
         data = _fit(key, kept, STATE_FILE_MAX_BYTES)
         write_state_file(file, data)
-        _write_trend(key, json.loads(data)["runs"], path)
+        try:
+            _write_trend(key, json.loads(data)["runs"], path)
+        except OSError:             # no stale trend left: trend() rebuilds it from the runs
+            with contextlib.suppress(OSError):
+                os.unlink(trend_path(key, path))
     finally:
         if fd is not None:
             os.close(fd)

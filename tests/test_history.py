@@ -186,3 +186,14 @@ def test_trend_file_keeps_each_runs_medians_and_is_rebuilt_when_lost(data_dir):
     assert trend_file.stat().st_size < 2048
     trend_file.write_text("not json")
     assert [t["figures"]["cpu.stream.triad_gbps"] for t in history.trend(key)] == [60.0, 61.0]
+
+
+def test_a_trend_that_cannot_be_written_costs_only_the_shortcut(data_dir):
+    report = _report()
+    key = history.machine_key(report)
+    folder = data_dir / history.FOLDER
+    folder.mkdir(parents=True)
+    (folder / f"{key}.trend.json").mkdir()          # not a file: the trend write is refused
+    history.record(report, _section(64.0), when="2026-12-01T10:00:00+00:00")
+    assert len(history.runs(key)) == 1
+    assert [t["when"] for t in history.trend(key)] == ["2026-12-01T10:00:00+00:00"]

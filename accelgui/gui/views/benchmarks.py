@@ -718,9 +718,17 @@ class BenchmarksView(QWidget):
 
         try:
             key = history.machine_key(report.to_dict())
-            st = os.stat(history.trend_path(key))
-            stamp = (key, st.st_ino, st.st_mtime_ns, st.st_size)
-        except (OSError, ValueError, AttributeError):
+        except (ValueError, AttributeError):
+            return []
+        stamp = None
+        for path in (history.trend_path(key), history.history_path(key)):   # the trend, else
+            try:                                                            # the runs it comes from
+                st = os.stat(path)
+                stamp = (key, path, st.st_ino, st.st_mtime_ns, st.st_size)
+                break
+            except OSError:
+                continue
+        if stamp is None:
             return []
         if self._history_cache is None or self._history_cache[0] != stamp:
             self._history_cache = (stamp, history.trend(key))
