@@ -325,3 +325,33 @@ def test_get_computer_info_stands_in_for_the_wmi_classes(tmp_path):
     assert r["platform"]["os_release"] == "Windows 11 Pro 23H2"   # by build (WindowsProductName says 10)
     assert r["platform"]["dmi"]["product_name"] == "21CB000GGE" and r["platform"]["machine"] == "x86_64"
     assert r["memory"]["total_bytes"] == 16893886464 and r["memory"]["available_bytes"] == 8388608 << 10
+
+
+_SMI_TABLE = """Tue Jun 11 20:14:07 2024
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 555.85                 Driver Version: 555.85         CUDA Version: 12.5     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 4090      WDDM  |   00000000:01:00.0  On |                  Off |
+|  0%   38C    P8             17W /  450W |    1021MiB /  24564MiB |      3%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+def test_the_nvidia_smi_table_users_paste(tmp_path):
+    (tmp_path / "nvidia-smi.txt").write_text(_SMI_TABLE)
+    alone = replay(tmp_path)
+    gpu = one(alone, "gpu", "nvidia")            # known by nvidia-smi alone: no PCI id, said so
+    assert gpu["pci_id"] is None and gpu["details"]["memory_bytes"] == 24564 << 20
+    assert next(p for p in alone["probes"] if p["name"] == "devices")["status"] == "ok"
+    import shutil
+
+    shutil.copy(os.path.join(MACHINES, "win-desktop-rtx4090-adapterram",
+                             "Get-WmiObject Win32_VideoController pipe Format-List star.txt"), tmp_path)
+    both = replay(tmp_path)
+    gpu = one(both, "gpu", "nvidia")             # joined to WMI's adapter by name: one GPU, its id
+    assert (gpu["pci_id"], gpu["address"]) == ("10de:2684", "0000:01:00.0")
+    assert gpu["details"]["memory_bytes"] == 24564 << 20
+    assert both["software"]["toolkits"]["cuda_driver"] == "12.5"

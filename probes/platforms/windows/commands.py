@@ -59,6 +59,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("windows.nvidia_smi_xml", ("nvidia-smi", "-q", "-x"), _has(r"<nvidia_smi_log\b")),
     Command("windows.nvidia_smi", ("nvidia-smi", "-q"),
             lambda t: "NVSMI LOG" in t or _all(r"^Driver Version\s+:", r"^Attached GPUs\s+:")(t)),
+    Command("windows.nvidia_smi_table", ("nvidia-smi",),
+            _all(r"NVIDIA-SMI \d", r"Driver Version:", r"^\|\s+\d+\s+\S")),
     Command("windows.dxdiag", _PS + (
         "$p = Join-Path $env:TEMP 'accelgui-dxdiag.txt'; Start-Process -FilePath dxdiag.exe "
         "-ArgumentList '/t',$p -Wait -WindowStyle Hidden; " + _UTF8 +

@@ -164,11 +164,13 @@ def _attach_registry(adapters: list[dict], ctx) -> None:
 def nvidia_smi(ctx) -> dict:
     """nvidia-smi's report (``-q -x`` preferred, else ``-q``), parsed once."""
     def parse() -> dict:
-        xml = outputs(ctx, "windows.nvidia_smi_xml")
-        if xml:
-            return records.nvidia_smi_xml(xml[0])
-        text = outputs(ctx, "windows.nvidia_smi")
-        return records.nvidia_smi_text(text[0] if text else None)
+        for key, parse in (("windows.nvidia_smi_xml", records.nvidia_smi_xml),
+                           ("windows.nvidia_smi", records.nvidia_smi_text),
+                           ("windows.nvidia_smi_table", records.nvidia_smi_table)):
+            texts = outputs(ctx, key)
+            if texts:
+                return parse(texts[0])
+        return records.nvidia_smi_text(None)
     return ctx.shared("windows.nvidia_smi", parse)
 
 
@@ -186,6 +188,8 @@ def _attach_smi(adapters: list[dict], smi: dict) -> None:
             adapters[i]["sources"].append("nvidia-smi")
         elif gpu["pci_id"]:
             rest.append(gpu)
+        else:
+            _by_name(adapters, taken, gpu)
     for gpu in rest:
         vendor, device = gpu["pci_id"].split(":")
         sub = f"SUBSYS_{gpu['subsystem'][1]}{gpu['subsystem'][0]}".upper() if gpu["subsystem"] else ""
@@ -194,6 +198,19 @@ def _attach_smi(adapters: list[dict], smi: dict) -> None:
         a["cls"] = a["cls"] or "display"
         a["smi"] = gpu
         a["location"] = gpu["pci_address"] or a["location"]
+
+
+def _by_name(adapters: list[dict], taken: set, gpu: dict) -> None:
+    """An nvidia-smi table's GPU (no device id) onto the first NVIDIA adapter not taken whose
+    name starts with the (possibly cut) name nvidia-smi prints."""
+    name = (gpu.get("name") or "").lower()
+    for i, a in enumerate(adapters):
+        if i not in taken and a["pnp"]["vendor"] == "10de" and (a.get("name") or "").lower().startswith(name):
+            taken.add(i)
+            a["smi"] = gpu
+            a["sources"].append("nvidia-smi")
+            a["location"] = gpu["pci_address"] or a["location"]
+            return
 
 
 def adapters(ctx) -> list[dict]:
@@ -353,6 +370,6 @@ def probe(ctx) -> dict:
     nvml = _live_nvml(ctx) or _nvml(nvidia_smi(ctx))
     if nvml:
         fragment["nvml"] = nvml
-    if not found:
+    if not found and not (nvml or {}).get("gpus"):
         fragment.update(_status="absent", _reason="no display or compute adapter in the outputs")
     return fragment

@@ -503,3 +503,32 @@ def _xml_cut(body: str, out: dict) -> dict:
         values["driver_model/current_dm"] = values.get("current_dm")
         out["gpus"].append(_smi_gpu(values))
     return out
+
+
+_SMI_HEAD = re.compile(r"NVIDIA-SMI\s+\S+\s+Driver Version:\s+(\S+)\s+CUDA Version:\s+(\S+)")
+_SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:WDDM|TCC|MCDM|On|Off)\s+\|\s+"
+                      r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
+_SMI_MEMORY = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
+
+
+def nvidia_smi_table(text: str | None) -> dict:
+    """``nvidia-smi`` with no arguments (the table users paste): driver and CUDA versions,
+    each GPU's name (cut short by nvidia-smi past ~20 characters), bus id and total memory;
+    no PCI device id (the GPUs are matched to adapters by location or name)."""
+    from accelgui.probes.gpu_nvidia import normalise_bus_id
+
+    out: dict = {"driver_version": None, "cuda_version": None, "gpus": []}
+    lines = (text or "").split("\n")
+    for i, line in enumerate(lines):
+        head = _SMI_HEAD.search(line)
+        if head:
+            out["driver_version"] = head.group(1)
+            out["cuda_version"] = head.group(2) if head.group(2) != "N/A" else None
+        row = _SMI_ROW.match(line)
+        if row:
+            memory = _SMI_MEMORY.search(lines[i + 1]) if i + 1 < len(lines) else None
+            out["gpus"].append({"name": row.group(2).rstrip(". "), "pci_address": normalise_bus_id(row.group(3)),
+                                "pci_id": None, "subsystem": None,
+                                "memory_bytes": int(memory.group(2)) << 20 if memory else None,
+                                "driver_model": None, "architecture": None, "uuid": None, "vbios_version": None})
+    return out
