@@ -144,6 +144,9 @@ def run_exercise_cli(step: str, lang: str, workspace: str | None = None, force: 
         err.write("accelgui: " + msg_tr("exercises.exists", lang, path=exc.workspace, files=", ".join(exc.edited),
                                         step=step) + "\n")
         return 1
+    except OSError as exc:          # a file where the folder should be, no permission, a full disk
+        err.write("accelgui: " + msg_tr("exercises.cannot_write", lang, path=workspace or "-", error=str(exc)) + "\n")
+        return 1
     out.write(kb_tr(manifest["title"], lang) + "\n")
     out.write(msg_tr("exercises.written", lang, exercise=manifest["id"], path=written["workspace"],
                      files=", ".join(manifest["files"]), step=step) + "\n")

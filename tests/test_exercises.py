@@ -258,3 +258,15 @@ def test_cli_exercise_writes_refuses_over_edits_and_names_steps_with_exercises(t
     assert second.returncode == 1 and "--force" in second.stderr and (ws / "sat_add.v").read_text() == "// mine\n"
     bad = subprocess.run(run[:4] + ["cpu.know-your-cpu"], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and "cpu.numba-jit" in bad.stderr
+
+
+def test_a_workspace_that_cannot_be_written_is_a_clear_error(tmp_path):
+    import io
+
+    from accelgui.verify_cli import run_exercise_cli
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    err = io.StringIO()
+    assert run_exercise_cli("cpu.simd-native", "en", workspace=str(blocker), out=io.StringIO(), err=err) == 1
+    assert "cannot write the exercise" in err.getvalue() and blocker.read_text() == "not a folder\n"
