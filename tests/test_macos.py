@@ -211,3 +211,14 @@ def test_a_real_partial_capture_of_a_mac_vm():
     assert report["platform"]["virtualization"] == "vm"
     assert report["memory"]["total_bytes"] is None and report["devices"] == []
     assert {p["name"]: p["status"] for p in report["probes"]}["memory"] == "absent"
+
+
+def test_usb_accelerators_nested_under_hubs_in_json(tmp_path):
+    usb = {"SPUSBDataType": [{"_name": "USB31Bus", "host_controller": "AppleT8103USBXHCI", "_items": [
+        {"_name": "USB3.1 Hub", "product_id": "0x0620", "vendor_id": "0x05e3  (Genesys Logic, Inc.)", "_items": [
+            {"_name": "Coral USB Accelerator", "product_id": "0x9302", "vendor_id": "0x18d1  (Google Inc.)",
+             "location_id": "0x01120000 / 3", "device_speed": "super_speed", "manufacturer": "Google Inc."}]}]}]}
+    (tmp_path / "usb.json").write_text(json.dumps(usb, indent=2))
+    report = run_probes(ProbeContext(str(tmp_path))).to_dict()
+    (coral,) = report["devices"]
+    assert (coral["usb_id"], coral["bus"], coral["address"]) == ("18d1:9302", "usb", "0x01120000 / 3")
