@@ -220,6 +220,8 @@ def test_a_folder_not_made_by_accelgui_is_not_overwritten(tmp_path):
 def test_grading_without_a_workspace_says_how_to_start():
     res = exercises.grade("model-optimization.distillation")
     assert res["status"] == "no-workspace" and "--exercise" in render(res["reason_msg"], "en")
+    res = exercises.verify_step("model-optimization.distillation", kb=load_knowledge(""), report={})
+    assert res["status"] == "no-workspace" and "--exercise" in render(res["reason_msg"], "en")
 
 
 # --------------------------------------------------------------------------- verify and progress

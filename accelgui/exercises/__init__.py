@@ -405,7 +405,13 @@ def verify_step(step_id: str, kb=None, python: str | None = None, timeout_s: flo
     manifest = for_step(step_id)
     path = os.path.abspath(os.path.expanduser(workspace or default_workspace(manifest))) if manifest else None
     if path is None or not os.path.isdir(path):
-        return verify.verify_step(step_id, kb=kb, python=python, timeout_s=timeout_s, report=report, record=record)
+        result = verify.verify_step(step_id, kb=kb, python=python, timeout_s=timeout_s, report=report, record=record)
+        if manifest and result["status"] == "no-check":    # nothing to run yet: say how to start
+            result.update(_result("no-workspace", msg("exercises.no_workspace", step=step_id, path=path)),
+                          exercise=manifest["id"], workspace=path)
+            result.pop("check_file", None)
+            result.pop("check_override", None)
+        return result
     result = verify.redacted(grade(step_id, path, python=python, timeout_s=timeout_s, report=report), report,
                              fields=("excerpt", "workspace"))
     result.update(step=step_id, check_file=os.path.join(manifest["dir"], "grade.py"), check_override=False)
