@@ -169,9 +169,11 @@ _preloaded = threading.Event()
 
 
 #: imported in the background after the first window, before anything on the GUI thread
-#: needs them: pyqtgraph (the Benchmarks page) and jsonschema (a benchmark section that
-#: arrives is checked against its schema while the page renders: ~0.4 s to import)
-PRELOADED = ("pyqtgraph", "jsonschema")
+#: needs them: pyqtgraph (the Benchmarks page), jsonschema and accelgui.validation (a
+#: benchmark section that arrives is checked against its schema while the page renders:
+#: ~0.4 s to import), accelgui.history (read by the page while a worker writes the run: one
+#: import, not two threads waiting on each other's import lock)
+PRELOADED = ("pyqtgraph", "jsonschema", "accelgui.validation", "accelgui.history")
 
 
 def preload_plotting() -> threading.Event:
