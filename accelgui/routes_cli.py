@@ -1,7 +1,10 @@
 """``accelgui --routes``: print the learning-route catalogue without the GUI.
 
 JSON output: ``{"lang": ..., "goal": ..., "goal_source": ..., "advice": ..., "routes": [route
-with every bilingual text resolved to lang, steps included], "errors": [...]}``. Text output:
+with every bilingual text resolved to lang, steps included], "errors": [...]}``; each step has
+``progress`` ("passed": the learner's own work passed, "ticked": by hand, "ready": an
+environment check passed, ready to start; or null), ``evidence`` (what it proves, date, figures,
+targets, versions, machine key) and ``exercise`` (id, title) where it has them. Text output:
 the goal in effect ("Goal: ... (saved; --goal none clears it)"), "Start here" when a report is
 given (``--routes --report FILE``: its ``advice``, accelgui.export.advice), then one block per
 route with its steps.
