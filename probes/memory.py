@@ -361,10 +361,20 @@ def smbios_bandwidth(ctx, max_channels: int | None = None) -> dict | None:
             and d["technology"] not in _NOT_DRAM_TECH]
     if not mods:
         return None
-    speeds = [d["configured_speed"] or d["speed"] for d in mods]
-    widths = [_module_bits(d) for d in mods]
-    if any(not s or s > 100000 for s in speeds) or any(not w or w > 1024 for w in widths):
+    found = modules_bandwidth(mods, max_channels)
+    if found is None:
         ctx.fault(DMI_TABLE, "out-of-range")     # a module of unknown speed or width
+    return found
+
+
+def modules_bandwidth(mods: list[dict], max_channels: int | None = None, source: str = "smbios") -> dict | None:
+    """The peak of populated DRAM modules (records as :func:`parse_smbios_memory` gives them,
+    from any OS), or None when a module's speed or width is unknown or out of range. Modules
+    sharing a channel do not add; without channel names in the locators every module is its
+    own channel, never more 64-bit channels than ``max_channels``."""
+    speeds = [d["configured_speed"] or d["speed"] for d in mods]
+    widths = [_module_bits(d) if d["data_width"] else None for d in mods]
+    if not mods or any(not s or s > 100000 for s in speeds) or any(not w or w > 1024 for w in widths):
         return None
     keys = [_channel_key(d) for d in mods]
     if all(keys):
@@ -382,7 +392,7 @@ def smbios_bandwidth(ctx, max_channels: int | None = None) -> dict | None:
             "spec": {"memory_type": types.pop() if len(types) == 1 else None,
                      "speed_mts": speed, "channels": count, "bus_width_bits": bus_bits,
                      "modules": len(mods), "channels_from": how, "row": None,
-                     "as_of": None, "source": "smbios"}}
+                     "as_of": None, "source": source}}
 
 
 def smbios_memory_only(data: bytes) -> bytes | None:
