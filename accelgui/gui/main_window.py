@@ -549,7 +549,7 @@ class MainWindow(QMainWindow):
 
     def recorded(self) -> bool:
         """The live view shows a recorded tree (--sysroot), not the machine the app runs on."""
-        return self.options.sysroot not in (None, "", "/")
+        return self.state.recorded
 
     def _shows_recorded(self) -> bool:
         """The report shown describes a recorded tree (the app's --sysroot or the report's own)."""
