@@ -884,7 +884,7 @@ def test_reports_say_where_to_start_and_speak_the_readers_language():
     report = advise(run_probes(ProbeContext(root=str(tree)), timeout_s=10))
     text = render(report, "text")
     start = text.split("Start here:\n", 1)[1].splitlines()
-    first = next(ln for ln in start if not ln.split()[0] in ("Goal:", "Step"))
+    first = next(ln for ln in start if ln.split()[0] not in ("Goal:", "Step"))
     assert first.startswith("    Find your edge accelerator") and "Edge AI" in first
     assert "## Start here" in render(report, "markdown")
     assert "Start here" in render(report, "html")
