@@ -355,3 +355,26 @@ def test_the_nvidia_smi_table_users_paste(tmp_path):
     assert (gpu["pci_id"], gpu["address"]) == ("10de:2684", "0000:01:00.0")
     assert gpu["details"]["memory_bytes"] == 24564 << 20
     assert both["software"]["toolkits"]["cuda_driver"] == "12.5"
+
+
+def test_systeminfo_by_value_forms_in_any_language(tmp_path):
+    english = ("\nHost Name:                 DESKTOP-8K2M1QP\nOS Name:                   Microsoft Windows 11 Pro\n"
+               "OS Version:                10.0.22631 N/A Build 22631\nSystem Manufacturer:       Micro-Star International Co., Ltd.\n"
+               "System Model:              MS-7D91\nSystem Type:               x64-based PC\n"
+               "Processor(s):              1 Processor(s) Installed.\n"
+               "                           [01]: Intel64 Family 6 Model 183 Stepping 1 GenuineIntel ~3200 Mhz\n"
+               "Total Physical Memory:     65,277 MB\nAvailable Physical Memory: 48,901 MB\n")
+    (tmp_path / "systeminfo.txt").write_text(english)
+    r = replay(tmp_path)
+    assert r["platform"]["os_release"] == "Windows 11 Pro 23H2" and r["platform"]["machine"] == "x86_64"
+    assert r["cpu"]["codename"] == "Raptor Lake" and r["memory"]["total_bytes"] == 65277 << 20
+    german = ("\nHostname:                                  PC-BUERO\nBetriebssystemname:                        "
+              "Microsoft Windows 11 Pro\nBetriebssystemversion:                     10.0.26100 Nicht zutreffend Build 26100\n"
+              "Systemtyp:                                 x64-based PC\nProzessor(en):                             "
+              "1 Prozessor(en) installiert.\n                                           [01]: AMD64 Family 25 Model 97 "
+              "Stepping 2 AuthenticAMD ~4501 MHz\nGesamter physischer Speicher:              65.277 MB\n")
+    (tmp_path / "systeminfo.txt").write_text(german, encoding="utf-8")
+    r = replay(tmp_path)
+    assert r["platform"]["os_release"] == "Windows 11 24H2"          # the edition's label is German: unknown
+    assert r["cpu"]["codename"] == "Raphael"
+    assert r["memory"]["total_bytes"] == 65277 << 20          # the first "N MB" line: systeminfo's order

@@ -96,6 +96,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("windows.computer_info", _PS + (f"{_UTF8}Get-ComputerInfo | ConvertTo-Json -Depth 1",),
             _prop("CsManufacturer", "OsBuildNumber", "WindowsProductName"), timeout_s=60.0,
             also=(("Get-ComputerInfo",), ("Get-ComputerInfo", "|", "Format-List", "*"))),
+    Command("windows.systeminfo", ("systeminfo.exe",),
+            _all(r"^\s+\[01\]: \S", r"-based PC"), timeout_s=60.0),
     Command("windows.signed_drivers", _PS + (
         f"{_UTF8}Get-CimInstance -ClassName Win32_PnPSignedDriver | Where-Object "
         "{ $_.DeviceClass -in 'DISPLAY','COMPUTEACCELERATOR','SYSTEM' } | Select-Object "

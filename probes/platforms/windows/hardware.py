@@ -36,9 +36,9 @@ def outputs(ctx, key: str) -> list[str]:
 
 
 # outputs that hold no WMI objects (their own layouts)
-_NOT_WMI = ("windows.computer_info", "windows.dxdiag", "windows.nvidia_smi", "windows.nvidia_smi_xml",
-            "windows.display_registry", "windows.pip", "windows.wsl", "windows.system32_dlls",
-            "windows.coreinfo", "windows.nvcc")
+_NOT_WMI = ("windows.computer_info", "windows.systeminfo", "windows.dxdiag", "windows.nvidia_smi",
+            "windows.nvidia_smi_xml", "windows.nvidia_smi_table", "windows.display_registry",
+            "windows.pip", "windows.wsl", "windows.system32_dlls", "windows.coreinfo", "windows.nvcc")
 
 
 # Get-ComputerInfo prefixes the properties of these classes ("CsTotalPhysicalMemory")
@@ -59,12 +59,56 @@ def _from_computer_info(ctx, cls: str) -> list[dict]:
     return out
 
 
+_SYSTEMINFO_LABELS = {"Host Name": "host", "OS Name": "caption", "System Manufacturer": "vendor",
+                      "System Model": "model", "Total Physical Memory": "total",
+                      "Available Physical Memory": "available"}
+
+
+def _mb(text: str | None) -> int | None:
+    """"32,562 MB" / "32.562 MB" / "32 562 MB" -> bytes."""
+    m = re.match(r"^\s*(\d{1,3}(?:[.,\s\u00a0]\d{3})*|\d+)\s*MB\b", text or "")
+    return int(re.sub(r"\D", "", m.group(1))) << 20 if m else None
+
+
+def _from_systeminfo(ctx, cls: str) -> list[dict]:
+    """``systeminfo`` as WMI objects: its labels are localised, so the build, the system type
+    and the processor's signature are read by their value forms (``10.0.22631 ... 22631``,
+    ``x64-based PC``, ``[01]: Intel64 Family 6 Model 183 Stepping 1 GenuineIntel ~3200 Mhz``),
+    the names and memory figures by their English labels."""
+    from accelgui.probes.platforms import common
+
+    texts = outputs(ctx, "windows.systeminfo") if cls in _COMPUTER_INFO or cls == "Win32_Processor" else []
+    if not texts:
+        return []
+    text = texts[0]
+    pairs = common.key_values(text)
+    named = {_SYSTEMINFO_LABELS[k]: v for k, v in pairs.items() if k in _SYSTEMINFO_LABELS}
+    sizes = [v for v in pairs.values() if _mb(v)]       # Total, then Available: systeminfo's order
+    named.setdefault("total", sizes[0] if sizes else None)
+    named.setdefault("available", sizes[1] if len(sizes) > 1 else None)
+    build = re.search(r"\b10\.0\.(\d{5})\b", text)
+    kind = re.search(r":\s+(\S+-based PC)\s*$", text, re.M)
+    cpu = re.search(r"^\s+\[01\]: (\S+ Family \d+ Model \d+ Stepping \d+) (\S+) ~(\d+)", text, re.M)
+    found = {
+        "Win32_OperatingSystem": {"Caption": named.get("caption"), "BuildNumber": build.group(1) if build else None,
+                                  "FreePhysicalMemory": (_mb(named.get("available")) or 0) >> 10 or None},
+        "Win32_ComputerSystem": {"Manufacturer": named.get("vendor"), "Model": named.get("model"),
+                                 "Name": named.get("host"), "SystemType": kind.group(1) if kind else None,
+                                 "TotalPhysicalMemory": _mb(named.get("total"))},
+        "Win32_Processor": {"Caption": cpu.group(1), "Manufacturer": cpu.group(2), "MaxClockSpeed": cpu.group(3)}
+        if cpu else {},
+    }.get(cls) or {}
+    found = {k: v for k, v in found.items() if v}
+    return [found] if found else []
+
+
 def wmi(ctx, key: str, cls: str) -> list[dict]:
     """The objects of WMI class ``cls`` in the outputs of ``key``; in a recorded folder where
     that command's file is missing, the objects of that class in the other files (one file
     holding several commands' outputs, as a forum post does). Parsed once per context."""
     def find() -> list[dict]:
-        found = records.of_class(outputs(ctx, key), cls) or _from_computer_info(ctx, cls)
+        found = records.of_class(outputs(ctx, key), cls) or _from_computer_info(ctx, cls) \
+            or _from_systeminfo(ctx, cls)
         if found or ctx.live:
             return found
         others = [k for k in sorted(getattr(ctx, "recorded_commands", None) or {})
@@ -142,9 +186,9 @@ def os_release(ctx) -> str | None:
     if build is None:
         return re.sub(r"^Microsoft\s+", "", caption).split(" (")[0] if caption else None
     edition = _EDITIONS.get(records.int_of(os_, "OperatingSystemSKU"))
-    if edition is None and not os_:     # dxdiag's "Windows 11 Pro 64-bit (10.0, Build 26100)"
-        m = re.search(r"Windows 1[01] ([A-Za-z][A-Za-z ]{0,30}?) (?:64|32)[- ][Bb]it", caption or "")
-        edition = m.group(1) if m else None
+    if edition is None:     # the caption's words: "Microsoft Windows 11 Pro", dxdiag's "... 64-bit (10.0, ...)"
+        m = re.search(r"Windows 1[01] (.{1,40}?)(?: (?:64|32)[- ]?[Bb]it\b.*| \(.*)?$", caption or "")
+        edition = m.group(1).strip() if m else None
     parts = [f"Windows {11 if build >= 22000 else 10}", edition, _RELEASES.get(build)]
     return " ".join(p for p in parts if p)
 
