@@ -378,3 +378,14 @@ def test_systeminfo_by_value_forms_in_any_language(tmp_path):
     assert r["platform"]["os_release"] == "Windows 11 24H2"          # the edition's label is German: unknown
     assert r["cpu"]["codename"] == "Raphael"
     assert r["memory"]["total_bytes"] == 65277 << 20          # the first "N MB" line: systeminfo's order
+
+
+def test_redact_removes_what_identifies_a_windows_machine():
+    import json
+
+    from accelgui.redact import redact
+
+    report = run_probes(ProbeContext(os.path.join(MACHINES, "win-laptop-meteorlake-rtx4060")), timeout_s=20)
+    text = json.dumps(redact(report).to_dict())
+    for secret in ("LAPTOP-7Q2K9F", "GPU-5b0e2c1a-8f7d-4c3e-9a61-2d4f8e7b6c10"):
+        assert secret in json.dumps(report.to_dict()) and secret not in text
