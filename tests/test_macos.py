@@ -222,3 +222,78 @@ def test_usb_accelerators_nested_under_hubs_in_json(tmp_path):
     report = run_probes(ProbeContext(str(tmp_path))).to_dict()
     (coral,) = report["devices"]
     assert (coral["usb_id"], coral["bus"], coral["address"]) == ("18d1:9302", "usb", "0x01120000 / 3")
+
+
+def _replay(tmp_path, files: dict) -> dict:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return run_probes(ProbeContext(str(tmp_path)), timeout_s=10).to_dict()
+
+
+def test_what_users_paste_the_overview_without_its_outline(tmp_path):
+    """As posts and READMEs quote it: the overview's lines, flat, after a shell prompt."""
+    report = _replay(tmp_path, {"mac.txt": "% system_profiler SPHardwareDataType\n"
+                                "Model Name: MacBook Air\nModel Identifier: MacBookAir10,1\nChip: Apple M1\n"
+                                "Total Number of Cores: 8 (4 performance and 4 efficiency)\nMemory: 16 GB\n"
+                                "Chipset Model: Apple M1\nType: GPU\nBus: Built-In\nTotal Number of Cores: 7\n"
+                                "Vendor: Apple (0x106b)\nMetal Support: Metal 3\n"})
+    assert report["platform"]["os"] == "macOS" and report["platform"]["dmi"]["product_name"] == "MacBookAir10,1"
+    assert (report["cpu"]["model_name"], report["cpu"]["logical_cpus"]) == ("Apple M1", 8)
+    assert report["memory"]["total_bytes"] == 16 * GIB
+    (gpu,) = devices(report, "gpu")
+    assert gpu["details"]["gpu_cores"] == 7                    # the GPU's cores, not the CPU's
+
+
+def test_an_intel_mac_in_text_only_with_an_egpu(tmp_path):
+    report = _replay(tmp_path, {"sp.txt": """$ system_profiler SPHardwareDataType SPDisplaysDataType
+Hardware:
+
+    Hardware Overview:
+
+      Model Name: MacBook Pro
+      Model Identifier: MacBookPro15,1
+      Processor Name: 6-Core Intel Core i7
+      Processor Speed: 2,6 GHz
+      Number of Processors: 1
+      Total Number of Cores: 6
+      L2 Cache (per Core): 256 KB
+      L3 Cache: 9 MB
+      Hyper-Threading Technology: Enabled
+      Memory: 16 GB
+
+Graphics/Displays:
+
+    Intel UHD Graphics 630:
+
+      Chipset Model: Intel UHD Graphics 630
+      Type: GPU
+      Bus: Built-In
+      VRAM (Dynamic, Max): 1536 MB
+      Vendor: Intel
+      Device ID: 0x3e9b
+      Revision ID: 0x0000
+      Metal Family: Supported, Metal GPUFamily macOS 2
+
+    Radeon RX 580:
+
+      Chipset Model: Radeon RX 580
+      Type: External GPU
+      Bus: PCIe
+      PCIe Lane Width: x4
+      VRAM (Total): 8 GB
+      Vendor: AMD (0x1002)
+      Device ID: 0x67df
+      Revision ID: 0x00e7
+      Metal Family: Supported, Metal GPUFamily macOS 2
+"""})
+    cpu = report["cpu"]
+    assert (cpu["vendor"], cpu["arch"], cpu["cores_per_socket"], cpu["logical_cpus"]) == ("intel", "x86_64", 6, 12)
+    igpu, egpu = devices(report, "gpu")
+    assert (igpu["pci_id"], igpu["integrated"], igpu["details"]["memory_bytes"]) == ("8086:3e9b", True, None)
+    assert (egpu["pci_id"], egpu["details"]["memory_bytes"], egpu["details"]["external"]) == ("1002:67df", 8 * GIB, True)
+    assert igpu["details"].get("external") is None
+
+
+def test_one_sysctl_line_is_enough(tmp_path):
+    report = _replay(tmp_path, {"mem.txt": "hw.memsize: 68719476736\n"})
+    assert report["platform"]["os"] == "macOS" and report["memory"]["total_bytes"] == 64 * GIB

@@ -20,15 +20,22 @@ _SW_VERS = re.compile(r"^ProductName:\s+\S", re.M)
 _SW_VERS_VERSION = re.compile(r"^ProductVersion:\s+\d", re.M)
 _SP_JSON = re.compile(r'\A\s*\{\s*"SP[A-Za-z]+DataType"\s*:\s*\[')
 _SP_PLIST = re.compile(r"<plist\b.*?<key>_dataType</key>\s*<string>SP[A-Za-z]+DataType</string>", re.S)
-_SP_TITLE = re.compile(r"\A\s*\S[^\n:\uff1a]{0,80}[:\uff1a][ \t]*\n")
-_SP_NODE = re.compile(r"^ {4}\S[^\n]{0,200}[:\uff1a][ \t]*$", re.M)
-_SP_PAIR = re.compile(r"^ {6,}\S[^\n:\uff1a]{0,120}[:\uff1a][ \t]*\S", re.M)
+# a section title ("Hardware:") over an indented line, after a shell prompt or not
+_SP_TITLE = re.compile(r"^\S[^\n:\uff1a]{0,80}[:\uff1a][ \t]*\n(?:[ \t]*\n){0,3} {2,}\S", re.M)
+_SP_PAIR = re.compile(r"^ {4,}\S[^\n:\uff1a]{0,120}[:\uff1a][ \t]*\S", re.M)
+# the lines users paste without the outline: "Model Identifier: MacBookAir10,1" (no space
+# before the colon, unlike PowerShell's "Name : value"), one of the labels only system_profiler
+# prints among them (English; Chinese as U+escapes: 型号标识符, 芯片组型号, 核总数)
+_SP_FLAT_LINE = re.compile(r"^[ \t]*[^\s:\uff1a][^\n:\uff1a]{0,60}[^\s:\uff1a][:\uff1a][ \t]*\S", re.M)
+_SP_FLAT_KEY = re.compile(r"^[ \t]*(?:Model Identifier|Chipset Model|Total Number of Cores|Metal Support|"
+                          r"\u578b\u53f7\u6807\u8bc6\u7b26|\u82af\u7247\u7ec4\u578b\u53f7|\u6838\u603b\u6570)"
+                          r"[:\uff1a]", re.M)
 
 
 def is_sysctl(text: str) -> bool:
     """``sysctl -a`` / ``sysctl hw machdep`` of macOS: ``hw.ncpu: 8`` lines (Linux's
     sysctl prints ``kernel.x = y``)."""
-    return len(_SYSCTL.findall(text, 0, 65536)) >= 2 and not _LINUX_SYSCTL.search(text, 0, 4096)
+    return bool(_SYSCTL.search(text, 0, 65536)) and not _LINUX_SYSCTL.search(text, 0, 4096)
 
 
 def is_sw_vers(text: str) -> bool:
@@ -39,8 +46,9 @@ def is_system_profiler(text: str) -> bool:
     """Any ``system_profiler`` output: JSON, XML property list, or text in any language."""
     if _SP_JSON.match(text) or _SP_PLIST.search(text, 0, 65536):
         return True
-    return bool(_SP_TITLE.match(text) and _SP_NODE.search(text, 0, 16384)
-                and _SP_PAIR.search(text, 0, 16384))
+    if _SP_TITLE.search(text, 0, 4096) and _SP_PAIR.search(text, 0, 16384):
+        return True
+    return bool(_SP_FLAT_KEY.search(text, 0, 16384)) and len(_SP_FLAT_LINE.findall(text, 0, 16384)) >= 3
 
 
 SYSCTL = Command("macos.sysctl", ("sysctl", "-a"), is_sysctl, timeout_s=10.0,

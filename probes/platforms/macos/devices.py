@@ -73,7 +73,7 @@ def _is_builtin(gpu: dict) -> bool:
 
 
 def _is_external(gpu: dict) -> bool:
-    texts = [str(gpu.get(k) or "") for k in ("sppci_slot_name", "sppci_bus", "_name")]
+    texts = [str(gpu.get(k) or "") for k in ("sppci_slot_name", "sppci_bus", "sppci_device_type", "_name")]
     return any(_has_word(t, "external") for t in texts) or any(
         "egpu" in k.lower() for k in gpu if isinstance(k, str))
 

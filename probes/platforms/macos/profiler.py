@@ -129,7 +129,7 @@ def section_type(section: dict) -> str | None:
 def _text_items(kind: str, section: dict) -> list[dict]:
     children = [c for c in section["children"] if c["value"] is None]
     if kind == "SPDisplaysDataType":
-        return [_pairs(c) for c in children]
+        return [_pairs(c) for c in children] or [_pairs(section)]     # one GPU, pasted flat
     if kind in ("SPHardwareDataType", "SPSoftwareDataType"):
         item = _pairs(children[0]) if children else _pairs(section)
         if kind == "SPHardwareDataType" and "sppci_cores" in item:
@@ -146,11 +146,22 @@ def _text_items(kind: str, section: dict) -> list[dict]:
             if n["value"] is None and any(json_key(c["label"]) == "product_id" for c in n["children"])]
 
 
+def _flat_parts(flat: list[dict]) -> list[list[dict]]:
+    """Lines pasted without their outline, as sections: the hardware lines, then from
+    ``Chipset Model`` on the GPU's (both print a "Total Number of Cores")."""
+    if len(flat) < 2:
+        return []
+    cut = next((i for i, n in enumerate(flat) if i and json_key(n["label"]) == "sppci_model"), None)
+    return [flat] if cut is None else [flat[:cut], flat[cut:]]
+
+
 def text_data(text: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
-    for section in parse_text(text):
-        if section["value"] is not None:
-            continue
+    nodes = parse_text(text)
+    sections = [n for n in nodes if n["value"] is None]
+    for part in _flat_parts([n for n in nodes if n["value"] is not None]):
+        sections.append({"label": "", "value": None, "children": part, "indent": -1})
+    for section in sections:
         kind = section_type(section)
         if kind:
             out.setdefault(kind, []).extend(_text_items(kind, section))

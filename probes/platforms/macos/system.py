@@ -115,7 +115,8 @@ def machine(ctx) -> str | None:
         return found
     if chip_name(ctx):
         return "aarch64"
-    return "x86_64" if keys.get("machdep.cpu.vendor") in ("GenuineIntel", "AuthenticAMD") else None
+    intel = keys.get("machdep.cpu.vendor") == "GenuineIntel" or "Intel" in str(hardware(ctx).get("cpu_type") or "")
+    return "x86_64" if intel else None
 
 
 def _virtualization(keys: dict, model_id: str | None) -> str | None:
@@ -255,8 +256,9 @@ def cpu_probe(ctx) -> dict:
     levels = _perf_levels(keys) or _levels_from_hardware(hw)
     flags, features = _features(keys, arch)
     apple = bool(chip) or (brand or "").startswith("Apple")
-    if apple and physical and not logical:
-        logical = physical              # Apple silicon has no SMT
+    if physical and not logical:        # no sysctl: Apple silicon has no SMT; an Intel Mac
+        ht = any(w in str(hw.get("platform_cpu_htt") or "").lower() for w in profiler.words("enabled"))
+        logical = physical * 2 if ht and not apple else physical
     max_hz = _int(keys, "hw.cpufrequency_max") or _int(keys, "hw.cpufrequency")
     result = {
         "vendor_id": "Apple" if apple else keys.get("machdep.cpu.vendor"),
