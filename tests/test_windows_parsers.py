@@ -141,6 +141,13 @@ def test_dedicated_memory_never_takes_a_saturated_32_bit_field(adapter, expected
     assert devices.dedicated_memory(adapter) == expected
 
 
+def test_problem_codes_as_numbers_and_as_powershell_7_names():
+    assert devices._problem({"ConfigManagerErrorCode": "0"}) is None
+    assert devices._problem({"ConfigManagerErrorCode": 43}) == 43
+    assert devices._problem({"Problem": "CM_PROB_NONE"}) is None
+    assert devices._problem({"Problem": "CM_PROB_FAILED_START"}) == "CM_PROB_FAILED_START"
+
+
 def test_nvidia_driver_numbers_from_windows_driver_versions():
     assert software.nvidia_driver_from_windows("31.0.15.5186") == "551.86"
     assert software.nvidia_driver_from_windows("27.21.14.5671") == "456.71"

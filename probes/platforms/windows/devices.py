@@ -26,7 +26,6 @@ _HARDWARE_BUSES = ("pci", "acpi")
 _CLASS_CODES = {"display": "030000", "computeaccelerator": "120000"}
 _ACPI_VENDORS = {"qcom": "qualcomm"}        # ACPI vendor ids of SoC GPUs/NPUs (uefi.org/PNP_ACPI_Registry)
 _BASIC_DISPLAY = re.compile(r"Microsoft Basic Display", re.I)
-GIB4 = 1 << 32
 
 
 def _new(name, pnp, source: str) -> dict:
@@ -54,6 +53,15 @@ def _merge(adapters: list[dict], taken: set, name, pnp, source: str, create: boo
     return adapters[-1]
 
 
+def _problem(obj: dict):
+    """The device's problem code (``ConfigManagerErrorCode``/``Problem``: a number, or the
+    name PowerShell 7 prints, ``CM_PROB_FAILED_START``); None when it has none."""
+    value = records.field(obj, "ConfigManagerErrorCode", "Problem")
+    if isinstance(value, str) and value.upper().startswith("CM_PROB_"):
+        return None if value.upper() == "CM_PROB_NONE" else value
+    return records.number(value) or None
+
+
 def _from_video(adapters: list[dict], ctx) -> None:
     taken: set = set()
     for obj in wmi(ctx, "windows.video_controller", "Win32_VideoController"):
@@ -64,8 +72,7 @@ def _from_video(adapters: list[dict], ctx) -> None:
         a["cls"] = a["cls"] or "display"
         a["adapter_ram"] = records.int_of(obj, "AdapterRAM")
         a["driver_version"] = a["driver_version"] or records.text_of(obj, "DriverVersion")
-        code = records.int_of(obj, "ConfigManagerErrorCode")
-        a["problem"] = code if code else a["problem"]
+        a["problem"] = _problem(obj) or a["problem"]
 
 
 def _pnp_objects(ctx) -> list[dict]:
@@ -91,8 +98,7 @@ def _from_pnp(adapters: list[dict], ctx) -> None:
         a["cls"] = cls
         a["status"] = records.text_of(obj, "Status")
         a["service"] = a["service"] or records.text_of(obj, "Service")
-        code = records.int_of(obj, "ConfigManagerErrorCode", "Problem")
-        a["problem"] = code if code else a["problem"]
+        a["problem"] = _problem(obj) or a["problem"]
 
 
 def _from_drivers(adapters: list[dict], ctx) -> None:
