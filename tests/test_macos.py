@@ -297,3 +297,32 @@ Graphics/Displays:
 def test_one_sysctl_line_is_enough(tmp_path):
     report = _replay(tmp_path, {"mem.txt": "hw.memsize: 68719476736\n"})
     assert report["platform"]["os"] == "macOS" and report["memory"]["total_bytes"] == 64 * GIB
+
+
+def test_a_language_no_table_lists_is_read_by_its_values(tmp_path):
+    """German labels: none is in labels.json, the values say what they are."""
+    report = _replay(tmp_path, {"sp.txt": """Hardware:
+
+    Hardware-Übersicht:
+
+      Modellname: MacBook Pro
+      Modell-Identifizierung: MacBookPro18,3
+      Chip: Apple M1 Pro
+      Gesamtanzahl der Kerne: 10 (8 Leistung und 2 Effizienz)
+      Speicher: 32 GB
+
+Grafik/Monitore:
+
+    Apple M1 Pro:
+
+      Chipsatz-Modell: Apple M1 Pro
+      Typ: GPU
+      Bus: Integriert
+      Hersteller: Apple (0x106b)
+"""})
+    assert report["platform"]["dmi"]["product_name"] == "MacBookPro18,3"
+    assert (report["cpu"]["model_name"], report["cpu"]["logical_cpus"]) == ("Apple M1 Pro", 10)
+    assert [t["cores"] for t in report["cpu"]["core_types"]] == [8, 2]
+    assert report["memory"]["total_bytes"] == 32 * GIB
+    (gpu,) = devices(report, "gpu")
+    assert gpu["name"] == "Apple M1 Pro GPU" and gpu["details"]["gpu_cores"] is None      # unknown, not guessed

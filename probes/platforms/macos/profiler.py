@@ -21,7 +21,8 @@ MAX_NODES = 20000                   # text lines turned into nodes, per output
 _PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*(?::(?=[ \t]|$)|\uff1a)[ \t]*(.*?)[ \t]*$")
 _MODEL_ID = re.compile(r"^(?:[A-Z][A-Za-z]*\d+,\d+|Mac\d+,\d+)$")
 _APPLE_CHIP = re.compile(r"^Apple (M\d+(?: Pro| Max| Ultra)?)\b")
-_GB = re.compile(r"^\d+(?:[.,]\d+)? ?(?:GB|TB|MB)$")
+_GB = re.compile(r"^\d+(?:[.,]\d+)? ?(?:GB|TB)$")        # a Mac's memory is never in MB
+_CORES = re.compile(r"^(\d+) ?[(\uff08](\d+)\D+?(\d+)\D*[)\uff09]$")   # "10 (8 performance and 2 efficiency)"
 _HEX4 = re.compile(r"^0x[0-9a-fA-F]{4}\b")
 _VENDOR_HEX = re.compile(r"\(0x[0-9a-fA-F]{4}\)")
 _MEM_TYPE = re.compile(r"^(?:LP)?DDR\d\w*$|^HBM", re.I)
@@ -134,6 +135,8 @@ def _text_items(kind: str, section: dict) -> list[dict]:
         item = _pairs(children[0]) if children else _pairs(section)
         if kind == "SPHardwareDataType" and "sppci_cores" in item:
             item["number_processors"] = item.pop("sppci_cores")
+        if kind == "SPHardwareDataType" and "number_processors" not in item:
+            item["number_processors"] = next((v for v in values(item) if _is_core_split(v)), None)
         return [item]
     if kind == "SPMemoryDataType":
         top = _pairs(section)
@@ -153,6 +156,12 @@ def _flat_parts(flat: list[dict]) -> list[list[dict]]:
         return []
     cut = next((i for i, n in enumerate(flat) if i and json_key(n["label"]) == "sppci_model"), None)
     return [flat] if cut is None else [flat[:cut], flat[cut:]]
+
+
+def _is_core_split(value: str) -> bool:
+    """``10 (8 performance and 2 efficiency)`` in any language: a total and its two parts."""
+    m = _CORES.match(value)
+    return bool(m) and int(m.group(2)) + int(m.group(3)) == int(m.group(1))
 
 
 def text_data(text: str) -> dict[str, list[dict]]:
