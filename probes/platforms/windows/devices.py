@@ -153,7 +153,8 @@ def _npu_by_id(pnp: dict) -> bool:
 
 def _attach_registry(adapters: list[dict], ctx) -> None:
     """Each adapter's display class key: the one whose MatchingDeviceId its id starts with,
-    the one of its driver version where old drivers left keys behind."""
+    the one of its driver version where old drivers left keys behind. Keys enrich adapters
+    other outputs name, never make one: a removed card's key stays in the registry."""
     keys = ctx.shared("windows.display_keys",
                       lambda: records.display_keys(outputs(ctx, "windows.display_registry")))
     for a in adapters:
@@ -168,7 +169,8 @@ def _attach_registry(adapters: list[dict], ctx) -> None:
 
 
 def nvidia_smi(ctx) -> dict:
-    """nvidia-smi's report (``-q -x`` preferred, else ``-q``), parsed once."""
+    """nvidia-smi's report (``-q -x`` preferred, else ``-q``, else the plain table), parsed
+    once."""
     def parse() -> dict:
         for key, parse in (("windows.nvidia_smi_xml", records.nvidia_smi_xml),
                            ("windows.nvidia_smi", records.nvidia_smi_text),
@@ -303,7 +305,7 @@ def _pci(a: dict) -> dict | None:
                               driver_evidence=evidence, integrated=integrated,
                               subsystem=":".join(pnp["subsystem"]) if pnp["subsystem"] else None,
                               revision=pnp["revision"])
-    if rec is not None:     # details for the device (the inventory merges rec["details"])
+    if rec is not None:     # the Windows details of the device, for the inventory to merge
         extra = {"pnp_id": pnp["hardware_id"], "driver_version": a.get("driver_version"),
                  "memory_lower_bound_bytes": lower}
         rec["details"] = {k: v for k, v in extra.items() if v is not None}
