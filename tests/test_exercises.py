@@ -160,6 +160,15 @@ def test_printing_a_verdict_or_a_fake_result_does_not_pass(tmp_path):
     assert not next(c for c in res["checks"] if c["name"] == "calls")["ok"]     # fn never called
 
 
+def test_exiting_early_does_not_pass(tmp_path):
+    m = ALL["modelopt-distillation-loss"]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, "kd.py"), "w", encoding="utf-8") as fh:
+        fh.write("import sys\nprint('all checks passed')\nsys.exit(0)\n")
+    res = exercises.grade(m["step"], ws)
+    assert res["status"] == "failed" and "exit" in res["checks"][-1]["detail"]
+
+
 def test_a_learner_error_is_the_result_not_a_crash(tmp_path):
     m = ALL["modelopt-2-4-sparsity"]
     ws = _workspace(tmp_path, m, None)

@@ -110,6 +110,8 @@ def main(argv):
                 mod.grade(g)
             except NotImplementedError as exc:
                 g.check("implemented", False, f"not written yet: {exc or 'a TODO is left'}")
+            except SystemExit as exc:
+                g.check("runs", False, f"the code called exit ({exc.code!r}) before the grading finished")
             except Exception as exc:  # noqa: BLE001 - the learner's error is the result
                 tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
                 g.check("runs", False, "".join(tb[-3:]).strip())
