@@ -1,4 +1,6 @@
-"""Windows platform, CPU and memory probes, from WMI (recorded or live) and ``dxdiag /t``.
+"""Windows platform, CPU and memory probes, from WMI (recorded or live), with
+``Get-ComputerInfo``, ``systeminfo`` and ``dxdiag /t`` standing in for the classes a capture
+lacks, and Sysinternals ``coreinfo`` for the CPU's own flags.
 
 WMI's property names are the same in every locale; where a value is localised (the OS
 caption "Microsoft Windows 11 Famille", ``OSArchitecture`` "64 Bit") the language-free
