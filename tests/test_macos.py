@@ -318,6 +318,7 @@ Grafik/Monitore:
       Chipsatz-Modell: Apple M1 Pro
       Typ: GPU
       Bus: Integriert
+      Gesamtanzahl der Kerne: 16
       Hersteller: Apple (0x106b)
 """})
     assert report["platform"]["dmi"]["product_name"] == "MacBookPro18,3"
@@ -325,4 +326,4 @@ Grafik/Monitore:
     assert [t["cores"] for t in report["cpu"]["core_types"]] == [8, 2]
     assert report["memory"]["total_bytes"] == 32 * GIB
     (gpu,) = devices(report, "gpu")
-    assert gpu["name"] == "Apple M1 Pro GPU" and gpu["details"]["gpu_cores"] is None      # unknown, not guessed
+    assert gpu["name"] == "Apple M1 Pro GPU" and gpu["details"]["gpu_cores"] == 16     # its only bare number

@@ -84,6 +84,8 @@ def _apple_gpu(ctx, gpu: dict, index: int, chip: str | None) -> dict:
     name = chip or profiler.apple_chip(gpu.get("sppci_model")) or gpu.get("sppci_model") or "Apple GPU"
     facts = system.chip_facts(chip)
     cores = common.to_int(gpu.get("sppci_cores"))
+    if cores is None:       # labelled in a language no table lists: the entry's bare number
+        cores = next((int(v) for v in profiler.values(gpu) if re.fullmatch(r"\d{1,3}", v)), None)
     total, source = system.total_memory(ctx)
     limit, why = system.gpu_memory_limit(ctx, total)
     metal = _metal(gpu)
