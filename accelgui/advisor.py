@@ -86,9 +86,10 @@ def _first_sentence(text: str) -> str:
 
 # --------------------------------------------------------------------------- requirements
 
-def requirement_results(report: Any, kb: Any, lang: str = "en") -> JSON:
+def requirement_results(report: Any, kb: Any, lang: str = rules.BOTH) -> JSON:
     """{requirement id: (True|False|None, facts, requirement dict, error or None)} for every
-    requirement of every route."""
+    requirement of every route, each evaluated once; its facts in ``lang`` (by default both
+    languages: English text carrying its Chinese twin, rules.in_lang picks one)."""
     rd = rules.as_dict(report)
     out: JSON = {}
     for route in kb.routes.values():
@@ -184,7 +185,7 @@ def _fix(req: JSON, results: JSON, lang: str) -> str:
 def _reasons(reqs: list[Any], results: JSON, lang: str) -> list[str]:
     def line(req: Any) -> Any:
         value, facts, _, _ = results[req["id"]]
-        shown = [str(f) for f in facts[:MAX_FACTS]]
+        shown = [rules.in_lang(f, lang) for f in facts[:MAX_FACTS]]
         if len(facts) > MAX_FACTS:
             shown.append(_m("more", lang, n=len(facts) - MAX_FACTS))
         text = _m("fact_sep", lang).join(shown) or _tr(req.get("label"), lang)
@@ -248,7 +249,7 @@ def _unconfirmed(reqs: list[Any], results: JSON, lang: str) -> list[str]:
             continue
         value, facts = results[req["id"]][0], results[req["id"]][1]
         if value is None:
-            out += [str(f) for f in facts if getattr(f, "tag", "") == "unknown"][:1] or \
+            out += [rules.in_lang(f, lang) for f in facts if getattr(f, "tag", "") == "unknown"][:1] or \
                 [_tr(req.get("label"), lang)]
     return list(dict.fromkeys(out))
 
@@ -273,7 +274,7 @@ def _blocking(reqs: list[Any], results: JSON, lang: str) -> list[JSON]:
             "fix": _device_fix(rules.unusable_devices(facts), lang) or _tr(req.get("fix"), lang),
             "fallback": req.get("fallback", "none"),
             "state": "unknown" if value is None else "setup" if state == "setup" else "unmet",
-            "facts": [str(f) for f in facts],
+            "facts": [rules.in_lang(f, lang) for f in facts],
             **({"error": error} if error else {}),
         })
     return out
@@ -720,8 +721,8 @@ def goal_note(goal: str | None, lang: str = "en") -> str | None:
 
 def _assess(rd: JSON, kb: Any, done: frozenset[str], lang: str, goal: str | None) -> list[RouteAssessment]:
     rd = _with_secure_boot_fixes(rd)
-    results = requirement_results(rd, kb, lang)
-    zh = requirement_results(rd, kb, "zh") if lang == "en" else results
+    results = requirement_results(rd, kb)      # each requirement once, texts in both languages
+    zh = results
     out = []
     for rid, route in kb.routes.items():
         reqs = [r for r in route.get("requirements", []) if r.get("id") in results]

@@ -24,7 +24,9 @@ oneAPI/PyTorch XPU supports, which runtime an NPU vendor needs, which CPU featur
 each architecture) come from the dated tables of
 knowledge/facts.json and knowledge/support.json, never from code.
 
-:func:`evaluate` answers with three-valued logic and the facts of the report it used::
+:func:`evaluate` answers with three-valued logic and the facts of the report it used (in
+``lang``; with ``lang=BOTH`` each fact is English text carrying its Chinese twin, so a rule is
+evaluated once for both languages and :func:`in_lang` picks one at the face)::
 
     (True | False | None, ["NVIDIA H100 80GB HBM3, compute capability 9.0, ... (ready)", ...])
 
@@ -61,7 +63,54 @@ class KnowledgeRuleError(ValueError):
     """A rule the evaluator does not understand (unknown operator, filter or bad argument)."""
 
 
-class Fact(str):
+#: the ``lang`` that evaluates a rule once with its texts in English and Chinese (:class:`Bi`)
+BOTH = "en+zh"
+
+
+class Bi(str):
+    """An English text that carries its Chinese twin in ``zh``: what a rule evaluated with
+    ``lang=BOTH`` says, so that its facts are found once and shown in either language."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str | None = None):
+        obj = super().__new__(cls, en)
+        obj.zh = zh if zh is not None else (en.zh if isinstance(en, Bi) else str(en))
+        return obj
+
+
+def in_lang(text, lang: str) -> str:
+    """``text`` in ``lang``: the Chinese twin of a :class:`Bi` for Chinese, else the text."""
+    if isinstance(text, Bi) and l10n.lang_code(lang) == "zh":
+        return text.zh
+    return str(text)
+
+
+def _made(lang: str, make) -> str:
+    """``make(language)``, in ``lang``, or a :class:`Bi` of both for ``BOTH``."""
+    if lang == BOTH:
+        return Bi(make("en"), make("zh"))
+    return make(lang)
+
+
+def _fmt(template: str, **parts) -> str:
+    """``template`` filled in; a :class:`Bi` when a part is one (each language its own)."""
+    text = template.format(**parts)
+    if any(isinstance(v, Bi) for v in parts.values()):
+        return Bi(text, template.format(**{k: in_lang(v, "zh") for k, v in parts.items()}))
+    return text
+
+
+def _joined(sep: str, items) -> str:
+    """``sep.join(items)``; a :class:`Bi` when an item is one."""
+    items = list(items)
+    text = sep.join(items)
+    if any(isinstance(v, Bi) for v in items):
+        return Bi(text, sep.join(in_lang(v, "zh") for v in items))
+    return text
+
+
+class Fact(Bi):
     """A fact string with a tag saying what kind of evidence it is.
 
     ``tag``: "ok" (something present that satisfies the rule), "absent" (nothing of the
@@ -76,7 +125,7 @@ class Fact(str):
     setup: bool = False
 
     def __new__(cls, text: str, tag: str = "ok", meta: dict | None = None, setup: bool = False):
-        obj = super().__new__(cls, text)
+        obj = super().__new__(cls, text)      # a Bi keeps its Chinese twin
         obj.tag = tag
         obj.meta = meta
         obj.setup = setup
@@ -91,15 +140,26 @@ _READINESS = READINESS        # accelgui.report: the one list of readiness value
 
 
 def _t(key: str, lang: str, **kw) -> str:
-    return l10n.tr("advisor.rule." + key, lang, **kw)
+    """A text of the catalogue (advisor.rule.*) in ``lang`` (both for ``BOTH``)."""
+    def make(lg):
+        return l10n.tr("advisor.rule." + key, lg, **{k: v.zh if isinstance(v, Bi) and lg == "zh" else v
+                                                      for k, v in kw.items()})
+    return _made(lang, make)
+
+
+def _support_text(name: str, field: str, lang: str, **params) -> str:
+    """A text of a support.json table in ``lang`` (both for ``BOTH``)."""
+    return _made(lang, lambda lg: support.text(name, field, lg, **params))
 
 
 def _list(items, lang: str, names: dict | None = None) -> str:
     """"A", "A or B", "A, B or C" (in the catalogue's words and separators)."""
-    words = [str((names or {}).get(i, i)) for i in items]
-    if len(words) <= 1:
-        return "".join(words)
-    return _t("list_sep", lang).join(words[:-1]) + _t("or", lang) + words[-1]
+    def make(lg):
+        words = [in_lang((names or {}).get(i, i), lg) for i in items]
+        if len(words) <= 1:
+            return "".join(words)
+        return _t("list_sep", lg).join(words[:-1]) + _t("or", lg) + words[-1]
+    return _made(lang, make)
 
 
 def _gib(n) -> str:
@@ -160,6 +220,10 @@ def describe_device(dev: dict, lang: str = "en", count: int = 1) -> str:
 
     "NVIDIA H100 80GB HBM3, compute capability 9.0, 79.6 GiB, driver nvidia 550.54.15 (ready)"
     """
+    return _made(lang, lambda lg: _device_line(dev, lg, count))
+
+
+def _device_line(dev: dict, lang: str, count: int) -> str:
     details = dev.get("details") or {}
     parts = [device_label(dev)]
     if count > 1:
@@ -517,7 +581,7 @@ def _f_min(dev, want, lang):
             else:
                 g, w = _num(got), _num(need)
             why.append(_t("below", lang, label=label, got=g, want=w))
-    return _and3(results), "; ".join(why) or None
+    return _and3(results), _joined("; ", why) or None
 
 
 @functools.lru_cache(maxsize=1)
@@ -551,7 +615,7 @@ def _f_training(dev, want, lang):
     trains = not inference_only(dev)
     if trains == bool(want):
         return True, None
-    return False, support.text("inference_only", "label" if trains is False else "label_trains",
+    return False, _support_text("inference_only", "label" if trains is False else "label_trains",
                                lang)
 
 
@@ -603,11 +667,15 @@ def _group(devices: list[dict]) -> list[tuple[dict, list[dict]]]:
 
 
 def _what(flt: dict, lang: str) -> str:
+    return _made(lang, lambda lg: _what_in(flt, lg))
+
+
+def _what_in(flt: dict, lang: str) -> str:
     kinds = _as_list(flt.get("kind"))
     vendors = [_vendor_word(v) for v in _as_list(flt.get("vendor"))]
     noun = _list(kinds, lang, _KIND_NAMES) if kinds else _t("accelerator_noun", lang)
     if vendors:
-        return f"{_list(vendors, lang)} {noun}"
+        return f"{_list(vendors, lang)} {noun}"      # one language here (see _what)
     return noun
 
 
@@ -707,12 +775,13 @@ def _eval_device(flt, report: dict, lang: str, where: str = "rule"):
     for group, tag in ((unknown, "unknown"), ([m for m in missed if near(m[0])], "miss")):
         seen: dict = {}
         for dev, why in group:
-            text = f"{describe_device(dev, lang)}: {'; '.join(why)}" if why else describe_device(dev, lang)
+            text = _fmt("{device}: {why}", device=describe_device(dev, lang), why=_joined("; ", why)) \
+                if why else describe_device(dev, lang)
             n, was_setup, devs = seen.get(text, (0, False, []))
             seen[text] = (n + 1, was_setup or setup(dev), [*devs, dev])
         for text, (n, is_setup, devs) in seen.items():
             # an unknown one names its devices (here, but a figure the rule needs is unknown)
-            facts.append(Fact(f"{n} x {text}" if n > 1 else text, tag,
+            facts.append(Fact(_fmt("{n} x {text}", n=n, text=text) if n > 1 else text, tag,
                               {"devices": devs} if tag == "unknown" else None, setup=is_setup))
     if unknown:
         return None, facts
@@ -808,8 +877,8 @@ _scope = threading.local()      # .found: {(id(software), name): answer} inside 
 @contextlib.contextmanager
 def memo_scope():
     """Within this block, find_package answers each (software section, name) once: an
-    assessment asks about the same packages in many rules and in both languages, of a report
-    that does not change meanwhile. Outside it every call looks again."""
+    assessment asks about the same packages in many rules, of a report that does not change
+    meanwhile. Outside it every call looks again."""
     outer = getattr(_scope, "found", None)
     _scope.found = {} if outer is None else outer
     try:
@@ -842,6 +911,10 @@ def _find_package(software: dict, name: str):
 
 
 def _pkg_text(hit, lang: str) -> str:
+    return _made(lang, lambda lg: _pkg_text_in(hit, lg))
+
+
+def _pkg_text_in(hit, lang: str) -> str:
     name, version, env = hit
     text = re.sub(r"\s+", " ", _t("package_yes", lang, name=name, version=version or "")).strip()
     return _t("in_env", lang, what=text, env=environment_label(env, lang)) if env else text
@@ -861,7 +934,7 @@ def _cpu_name(report: dict) -> str | None:
 
 def _cpu_prefix(report: dict, text: str) -> str:
     name = _cpu_name(report)
-    return f"{name}: {text}" if name else text
+    return _fmt("{name}: {text}", name=name, text=text) if name else text
 
 
 def _cpu_featureset(report: dict):
@@ -995,9 +1068,8 @@ def _toolkits(names: list[str], report, lang):
     toolkits = (report.get("software") or {}).get("toolkits") or {}
     hits = [n for n in names if n in toolkits]
     if hits:
-        return True, [Fact(re.sub(r"\s+", " ", _t("toolkit_yes", lang, name=n,
-                                                  version=toolkits[n] or "")).strip())
-                      for n in hits]
+        return True, [Fact(_made(lang, lambda lg, n=n: re.sub(
+            r"\s+", " ", _t("toolkit_yes", lg, name=n, version=toolkits[n] or "")).strip())) for n in hits]
     return False, [Fact(_t("toolkit_no", lang, name=_list(names, lang)), "absent", setup=True)]
 
 
@@ -1033,7 +1105,7 @@ def _npu_runtime(dev: dict, lang: str) -> dict | None:
         return None
     runtime = entry["runtime"]
     name = runtime.get("name") or {}
-    return {"runtime": name.get(lang) or name.get("en") or entry["id"],
+    return {"runtime": _made(lang, lambda lg: name.get(lg) or name.get("en") or entry["id"]),
             "packages": runtime.get("packages") or [], "toolkits": runtime.get("toolkits") or []}
 
 
@@ -1056,14 +1128,15 @@ def _o_npu_runtime(arg, report, lang):
             facts.append(Fact(_t("npu_runtime_unknown_vendor", lang, device=label,
                                  vendor=dev.get("vendor") or "?"), "miss"))
             continue
-        hits = [f"{h[0]} {h[1] or ''}".strip() + (f" ({environment_label(h[2], lang)})" if h[2] else "")
+        hits = [_fmt("{name} ({env})", name=f"{h[0]} {h[1] or ''}".strip(), env=environment_label(h[2], lang))
+                if h[2] else f"{h[0]} {h[1] or ''}".strip()
                 for h in (find_package(software, p) for p in row.get("packages") or []) if h]
         hits += [re.sub(r"\s+", " ", f"{k} {toolkits[k] or ''}").strip()
                  for k in row.get("toolkits") or [] if k in toolkits]
         if hits:
             results.append(True)
             facts.append(Fact(_t("npu_runtime_yes", lang, device=label, runtime=row["runtime"],
-                                 found=", ".join(hits))))
+                                 found=_joined(", ", hits))))
         elif software.get("packages_known") is False and row.get("packages"):
             results.append(None)
             facts.append(Fact(_t("npu_runtime_unconfirmed", lang, device=label,
@@ -1115,20 +1188,20 @@ def _o_embedded_board(arg, report, lang):
     archs = [r.get("arch") for r in support.rows("embedded_boards")]
     dmi = platform.get("dmi")
     if not arch or (dmi is None and arch in archs):
-        return None, [Fact(support.text("embedded_boards", "unknown", lang), "unknown")]
+        return None, [Fact(_support_text("embedded_boards", "unknown", lang), "unknown")]
     if arch not in archs:           # an x86 or server ISA: not a near miss, nothing of the kind
-        text = support.text("embedded_boards", "no_arch", lang, arch=arch)
+        text = _support_text("embedded_boards", "no_arch", lang, arch=arch)
         return (not want), [Fact(text, "ok" if not want else "absent")]
     vendor = str((report.get("cpu") or {}).get("vendor") or "").lower()
     if vendor in (support.table("embedded_boards").get("pc_cpu_vendors") or {}):
-        text = support.text("embedded_boards", "pc_vendor", lang, arch=arch, vendor=vendor.title())
+        text = _support_text("embedded_boards", "pc_vendor", lang, arch=arch, vendor=vendor.title())
         return (not want), [Fact(text, "ok" if not want else "miss")]
     # a board boots from a device tree; a report that says it did not (device_tree null while
     # the key is there) is a UEFI/ACPI machine even without DMI strings (a GH200 node)
     tree_known = "device_tree" in platform
     board = not dmi and not platform.get("cloud") and not platform.get("virtualization") and (
         bool(platform.get("device_tree")) or not tree_known)
-    text = support.text("embedded_boards", "yes" if board else "no", lang, arch=arch)
+    text = _support_text("embedded_boards", "yes" if board else "no", lang, arch=arch)
     return board == want, [Fact(text, "ok" if board == want else "miss")]
 
 
@@ -1179,7 +1252,7 @@ def _o_not(arg, report, lang):
     if value is None:
         return None, facts
     # what was present is now the reason the rule fails, and the other way round
-    return (not value), [Fact(str(f), _FLIP.get(getattr(f, "tag", "ok"), "ok")) for f in facts]
+    return (not value), [Fact(f, _FLIP.get(getattr(f, "tag", "ok"), "ok")) for f in facts]
 
 
 @_op("all", _RULES)
