@@ -6,7 +6,10 @@ SecureBoot EFI variable in ``sys/firmware/efi/efivars/``, the names of out-of-tr
 kernel modules under ``lib/modules/<release>/{updates,extra}/``,
 ``/.dockerenv``, ``run/.containerenv``, ``run/systemd/container`` and the cgroup file. The
 cloud provider and instance type come from DMI alone: no metadata service is ever contacted.
-Only the live system adds uname, ``socket.gethostname()`` and the environment.
+Only the live system adds uname, ``socket.gethostname()`` and the environment. Which strings
+and files mean which hypervisor, container or cloud is data (``data/platforms.json``, in the
+condition language of :mod:`accelgui.probes.signatures`); :func:`identify_dmi` answers from
+DMI strings alone for backends that read them another way.
 """
 
 from __future__ import annotations
