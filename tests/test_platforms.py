@@ -193,6 +193,8 @@ def test_size_and_id_parsers():
     assert common.size_bytes("1536 MB") == 1536 << 20
     assert common.size_bytes("8,5 GB") == int(8.5 * (1 << 30))
     assert common.size_bytes("lots") is None and common.size_bytes(None) is None
+    assert common.size_bytes("16 GB (LPDDR5)") == 16 << 30 and common.size_bytes("8 GBit") is None
+    assert common.size_bytes("4096MB") == 4 << 30 and common.size_bytes("12 bytes") == 12
     assert common.hex_id("Apple (0x106b)") == "106b" and common.hex_id("0x7340") == "7340"
     assert common.hex_id("no id") is None
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import re
 
-_SIZE = re.compile(r"^\s*([0-9]+(?:[.,][0-9]+)?)\s*([KMGT]i?B|[KMGT]|bytes?|B)?\b", re.I)
-_POWERS = {"": 0, "B": 0, "BYTE": 0, "BYTES": 0, "K": 1, "M": 2, "G": 3, "T": 4}
+_SIZE = re.compile(r"^\s*([0-9]+(?:[.,][0-9]+)?)\s*([A-Za-z]*)")
+_POWERS = {"": 0, "b": 0, "byte": 0, "bytes": 0,
+           **{f"{p}{suffix}": n for n, p in enumerate("kmgt", 1) for suffix in ("", "b", "ib")}}
 
 
 def size_bytes(text, binary: bool = True) -> int | None:
     """``"16 GB"`` -> 17179869184 (operating systems print memory in binary units under
-    decimal names; ``binary=False`` for disk-style decimal sizes); a bare number is bytes.
-    None when the text is not a size."""
+    decimal names; ``binary=False`` for disk-style decimal sizes); a bare number, ``B`` or
+    ``bytes`` is bytes. None when the text is not a size."""
     if isinstance(text, bool) or text is None:
         return None
     if isinstance(text, (int, float)):
@@ -26,13 +27,10 @@ def size_bytes(text, binary: bool = True) -> int | None:
     m = _SIZE.match(str(text))
     if not m:
         return None
-    unit = (m.group(2) or "").upper().replace("IB", "").rstrip("B") or (m.group(2) or "").upper()
-    unit = unit if unit in _POWERS else unit[:1]
-    power = _POWERS.get(unit)
+    power = _POWERS.get(m.group(2).lower())
     if power is None:
         return None
-    value = float(m.group(1).replace(",", "."))
-    return int(value * (1024 if binary else 1000) ** power)
+    return int(float(m.group(1).replace(",", ".")) * (1024 if binary else 1000) ** power)
 
 
 def hex_id(text, digits: int = 4) -> str | None:
