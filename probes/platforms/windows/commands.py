@@ -22,9 +22,16 @@ _UTF8 = "[Console]::OutputEncoding=[Text.Encoding]::UTF8; "
 DISPLAY_CLASS_KEY = r"HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}"
 
 
-def _cim(cls: str) -> tuple[str, ...]:
+# properties left out of what is run and recorded: they name the machine or its owner
+# (the host name is read from Win32_ComputerSystem.DNSHostName, which the recorder blanks)
+_PRIVATE = ("Cim*", "SystemName", "CSName", "PSComputerName", "RegisteredUser", "Organization")
+_PRIVATE_CS = ("Name", "Caption", "Domain", "Workgroup", "PrimaryOwnerName", "UserName", "OEMStringArray")
+
+
+def _cim(cls: str, private: tuple[str, ...] = ()) -> tuple[str, ...]:
+    excluded = ",".join(_PRIVATE + private)
     return _PS + (f"{_UTF8}Get-CimInstance -ClassName {cls} | Select-Object -Property * "
-                  f"-ExcludeProperty Cim* | ConvertTo-Json -Depth 2",)
+                  f"-ExcludeProperty {excluded} | ConvertTo-Json -Depth 2",)
 
 
 def _by_hand(cls: str, wmic: str) -> tuple[tuple[str, ...], ...]:
@@ -83,7 +90,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("windows.operating_system", _cim("Win32_OperatingSystem"),
             _prop("TotalVisibleMemorySize", "OSArchitecture"),
             also=_by_hand("Win32_OperatingSystem", "win32_operatingsystem")),
-    Command("windows.computer_system", _cim("Win32_ComputerSystem"),
+    Command("windows.computer_system", _cim("Win32_ComputerSystem", _PRIVATE_CS),
             _prop("TotalPhysicalMemory", "PCSystemType", "HypervisorPresent"),
             also=_by_hand("Win32_ComputerSystem", "win32_computersystem")),
     Command("windows.bios", _cim("Win32_BIOS"), _prop("SMBIOSBIOSVersion"),

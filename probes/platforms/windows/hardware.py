@@ -130,7 +130,9 @@ def first(ctx, key: str, cls: str) -> dict:
 
 
 def dxdiag(ctx) -> dict:
-    texts = outputs(ctx, "windows.dxdiag")
+    """A recorded ``dxdiag /t``, parsed once; never run live (dxdiag takes tens of seconds,
+    and WMI, the registry and nvidia-smi say what it would)."""
+    texts = outputs(ctx, "windows.dxdiag") if not ctx.live else []
     return ctx.shared("windows.dxdiag", lambda: records.dxdiag(texts[0] if texts else None))
 
 
