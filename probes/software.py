@@ -41,8 +41,6 @@ def python_packages() -> tuple[str, ...]:
     return tuple(runtime_table().get("python_packages") or ())
 
 
-COMPILERS = ("nvcc", "hipcc", "icpx", "dpcpp", "nvc++", "clang", "gcc", "g++")
-
 _NORMALISE = re.compile(r"[-_.]+")
 _SO_VERSION = re.compile(r"\.so\.(\d+\.\d+\.\d+(?:\.\d+)*)$")   # X.Y.Z, not a bare soname
 
@@ -466,6 +464,9 @@ def _which(name: str, path: str) -> str | None:
 
 
 def compilers(ctx: ProbeContext, kits: dict) -> dict[str, str | None]:
+    """{compiler: version or None} of the compilers of runtimes.json on PATH (live only, none
+    run: a version from the toolkit beside it, or the runtime it belongs to; ``--deep`` runs
+    ``--version`` of the others)."""
     path = ctx.env.get("PATH", os.defpath)
     out: dict[str, str | None] = {}
     if os.name == "nt":
@@ -474,18 +475,18 @@ def compilers(ctx: ProbeContext, kits: dict) -> dict[str, str | None]:
         which = shutil.which
     else:
         which = _which
-    for name in COMPILERS:
+    for name, spec in (runtime_table().get("compilers") or {}).items():
         where = which(name, path=path)
         if not where:
             continue
         version = None
-        if name == "nvcc":
-            data = _json(ProbeContext(root="/"), os.path.join(
-                os.path.dirname(os.path.dirname(os.path.realpath(where))), "version.json").lstrip("/"))
-            version = ((data or {}).get("cuda") or {}).get("version") or kits.get("cuda_toolkit")
-        elif name == "hipcc":
-            version = kits.get("rocm")
-        elif ctx.deep:
+        if "version_json" in spec:          # beside the install: <prefix>/version.json
+            prefix = os.path.dirname(os.path.dirname(os.path.realpath(where)))
+            data = _json(ProbeContext(root="/"), os.path.join(prefix, spec["version_json"]).lstrip("/"))
+            version = _json_version(data or {}, spec.get("version") or [])
+        if not version and "version_of" in spec:
+            version = kits.get(spec["version_of"])
+        elif not version and ctx.deep:
             version = _run_version(where)
         out[name] = version
     return out
