@@ -87,7 +87,7 @@ def _from_pnp(adapters: list[dict], ctx) -> None:
     for obj in _pnp_objects(ctx):
         pnp = records.pnp_id(records.text_of(obj, "InstanceId", "Instance ID", "PNPDeviceID", "DeviceID"))
         cls = (records.text_of(obj, "Class", "PNPClass", "Class Name") or "").lower()
-        if pnp is None or not (cls.startswith(("display", "computeaccel")) or _npu_by_id(pnp)):
+        if pnp is None or not (cls.startswith(("display", "computea")) or _npu_by_id(pnp)):
             continue            # (early NPU drivers installed them as System devices)
         present = records.field(obj, "Present")
         if (records.text_of(obj, "Status") or "").lower() == "unknown" or present in (False, "False"):
