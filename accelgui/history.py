@@ -19,7 +19,10 @@ state files of accelgui (``accelgui.progress.data_dir()``, ``$ACCELGUI_DATA_DIR`
   environment go; the figures and their spreads stay). Build paths (``jit``) and the LLVM
   feature list are not stored.
 * ``<key>.trend.json`` beside it keeps each run's headline medians (:func:`trend`): what the
-  Benchmarks page plots, a few KiB where the full history may be a MiB.
+  Benchmarks page plots, a few KiB where the full history may be a MiB; ``<key>.latest.json``
+  the newest run alone (:func:`latest`, read at start). Both are rewritten by every record
+  and removed rather than left stale when they cannot be; their readers fall back to the
+  full history.
 * :func:`runs`, :func:`latest_run` and :func:`latest` read it back; none ever raises for a
   bad file. :func:`latest` adds a notice with the run's date, so a face showing its figures
   after a restart says where they come from.
@@ -171,8 +174,26 @@ def runs(key: str, *, path: str | None = None) -> list[dict]:
     return found
 
 
+def latest_path(key: str, path: str | None = None) -> str:
+    """The small file beside the history with its newest run alone (what the app reads at
+    start: a JSON parse of the whole history holds the interpreter for up to 0.1 s)."""
+    full = history_path(key, path)
+    return (full[:-5] if full.endswith(".json") else full) + ".latest.json"
+
+
 def latest_run(key: str, *, path: str | None = None) -> dict | None:
-    """The newest stored run of machine ``key`` ({when, mode, benchmarks}), or None."""
+    """The newest stored run of machine ``key`` ({when, mode, benchmarks}), or None: from
+    the latest-run file, else from the full history."""
+    from accelgui.atomic import read_state_file
+
+    try:
+        raw = read_state_file(latest_path(key, path))
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (OSError, ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict) and data.get("machine") == key and isinstance(data.get("run"), dict) \
+            and isinstance(data["run"].get("benchmarks"), dict):
+        return data["run"]
     found = runs(key, path=path)
     return found[-1] if found else None
 
@@ -236,11 +257,20 @@ def trend(key: str, *, path: str | None = None) -> list[dict]:
     return [trend_entry(r) for r in runs(key, path=path)]
 
 
-def _write_trend(key: str, kept: list[dict], path: str | None) -> None:
+def _trend_body(key: str, kept: list[dict]) -> dict:
+    return {"version": VERSION, "machine": key, "runs": [trend_entry(r) for r in kept]}
+
+
+def _write_beside(file: str, body) -> None:
+    """Write ``body()`` (a shortcut derived from the history) to ``file``; when it cannot be
+    written it is removed, never left stale (its reader falls back to the full history)."""
     from accelgui.atomic import write_state_file
 
-    body = {"version": VERSION, "machine": key, "runs": [trend_entry(r) for r in kept]}
-    write_state_file(trend_path(key, path), json.dumps(body, separators=(",", ":")) + "\n")
+    try:
+        write_state_file(file, json.dumps(body(), ensure_ascii=False, separators=(",", ":")) + "\n")
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(file)
 
 
 # --------------------------------------------------------------------------- record
@@ -355,11 +385,8 @@ def record(report: dict, benchmarks: dict, *, path: str | None = None, when: str
         kept = (kept + [entry])[-MAX_RUNS:]
         data = _fit(key, kept, STATE_FILE_MAX_BYTES)
         write_state_file(file, data)
-        try:
-            _write_trend(key, json.loads(data)["runs"], path)
-        except OSError:             # no stale trend left: trend() rebuilds it from the runs
-            with contextlib.suppress(OSError):
-                os.unlink(trend_path(key, path))
+        _write_beside(trend_path(key, path), lambda: _trend_body(key, json.loads(data)["runs"]))
+        _write_beside(latest_path(key, path), lambda: {"version": VERSION, "machine": key, "run": entry})
     finally:
         if fd is not None:
             os.close(fd)

@@ -197,3 +197,17 @@ def test_a_trend_that_cannot_be_written_costs_only_the_shortcut(data_dir):
     history.record(report, _section(64.0), when="2026-12-01T10:00:00+00:00")
     assert len(history.runs(key)) == 1
     assert [t["when"] for t in history.trend(key)] == ["2026-12-01T10:00:00+00:00"]
+
+
+def test_latest_comes_from_its_small_file_and_from_the_runs_without_it(data_dir):
+    report = _report()
+    key = history.machine_key(report)
+    history.record(report, _section(60.0), when="2026-12-01T10:00:00+00:00")
+    history.record(report, _section(66.0), when="2026-12-02T10:00:00+00:00")
+    small = data_dir / history.FOLDER / f"{key}.latest.json"
+    assert small.stat().st_size < (data_dir / history.FOLDER / f"{key}.json").stat().st_size
+    assert history.latest(key)["cpu"]["stream"]["triad_gbps"] == 66.0
+    small.write_text('{"machine": "someone-else", "run": {}}')
+    assert history.latest_run(key)["when"] == "2026-12-02T10:00:00+00:00"     # from the runs
+    small.unlink()
+    assert history.latest(key)["cpu"]["stream"]["triad_gbps"] == 66.0
