@@ -389,3 +389,17 @@ def test_redact_removes_what_identifies_a_windows_machine():
     text = json.dumps(redact(report).to_dict())
     for secret in ("LAPTOP-7Q2K9F", "GPU-5b0e2c1a-8f7d-4c3e-9a61-2d4f8e7b6c10"):
         assert secret in json.dumps(report.to_dict()) and secret not in text
+
+
+def test_a_32_bit_size_below_4_gb_gives_way_to_the_specification(tmp_path):
+    """Some drivers wrap AdapterRAM instead of saturating it (a 6 GB card reading 2 GB):
+    where the specification row knows the card, its size stands; an iGPU keeps WMI's."""
+    (tmp_path / "video.txt").write_text(
+        "\nName        : NVIDIA GeForce RTX 4090\nPNPDeviceID : PCI\\VEN_10DE&DEV_2684&SUBSYS_889D1043&REV_A1\\4&1&0&0019\n"
+        "AdapterRAM  : 2147483648\nDriverVersion : 32.0.15.5585\n\n"
+        "Name        : Intel(R) UHD Graphics\nPNPDeviceID : PCI\\VEN_8086&DEV_A7A8&SUBSYS_0B2A1028&REV_04\\3&1&0&10\n"
+        "AdapterRAM  : 134217728\nDriverVersion : 31.0.101.4255\n")
+    r = replay(tmp_path)
+    assert one(r, "gpu", "nvidia")["details"]["memory_bytes"] == 24 * GIB
+    assert one(r, "gpu", "nvidia")["details"]["memory_source"] == "specification"
+    assert one(r, "gpu", "intel")["details"]["memory_bytes"] == 134217728

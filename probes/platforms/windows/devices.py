@@ -305,11 +305,26 @@ def _pci(a: dict) -> dict | None:
                               driver_evidence=evidence, integrated=integrated,
                               subsystem=":".join(pnp["subsystem"]) if pnp["subsystem"] else None,
                               revision=pnp["revision"])
+    if rec is not None and source and "(32-bit)" in source and _spec_memory(rec):
+        # a 32-bit field below 4 GiB can still be a larger card's size wrapped around: the
+        # specification row's figure stands where there is one
+        rec["memory_bytes"], rec["memory_source"] = None, None
     if rec is not None:     # the Windows details of the device, for the inventory to merge
         extra = {"pnp_id": pnp["hardware_id"], "driver_version": a.get("driver_version"),
                  "memory_lower_bound_bytes": lower}
         rec["details"] = {k: v for k, v in extra.items() if v is not None}
     return rec
+
+
+def _spec_memory(rec: dict) -> int | None:
+    """The memory size of the device's specification row (by its PCI id), or None."""
+    from accelgui.probes import families
+
+    sub = f"{rec['subsystem_vendor_id']}:{rec['subsystem_device_id']}" \
+        if rec.get("subsystem_vendor_id") and rec.get("subsystem_device_id") else None
+    spec = families.device_spec(rec.get("family"), pci_id=f"{rec['vendor_id']}:{rec['device_id']}",
+                                subsystem=sub, revision=rec.get("revision"))
+    return spec.get("memory_bytes") if spec and spec.get("match") == "id" else None
 
 
 def _soc(a: dict) -> dict | None:
