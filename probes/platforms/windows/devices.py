@@ -11,8 +11,9 @@ Basic Render, Hyper-V video, Parsec and other virtual displays) are no GPUs.
 
 Dedicated memory, best first: nvidia-smi's framebuffer total, the registry's 64-bit
 ``HardwareInformation.qwMemorySize``, dxdiag's "Dedicated Memory" (DXGI), the 32-bit registry
-``MemorySize`` and WMI's ``AdapterRAM`` below 4 GiB. Both 32-bit fields read 0xFFF00000 for
-every card of 4 GiB or more: such a value is kept as a lower bound, never as the size.
+``MemorySize`` and WMI's ``AdapterRAM`` below 4 GiB, and those only where no specification
+row knows the card (some drivers wrap them). Both 32-bit fields read 0xFFF00000 for every
+card of 4 GiB or more: such a value is kept as a lower bound, never as the size.
 """
 
 from __future__ import annotations
