@@ -366,7 +366,7 @@ def record(report: dict, benchmarks: dict, *, path: str | None = None, when: str
     ValueError) for a section off the contract, UnsafeFileError / WriteError (OSError) when
     the file cannot be written; the stored history is unchanged then."""
     from accelgui.atomic import STATE_FILE_MAX_BYTES, write_state_file
-    from accelgui.record import iso_now
+    from accelgui.model import iso_now
 
     key = machine_key(report)
     section = _stored_section(benchmarks)

@@ -47,7 +47,7 @@ import json
 import os
 import sys
 
-from accelgui.record import iso_now
+from accelgui.model import iso_now
 
 __all__ = ["ENV_VAR", "FILE_NAME", "PROVES", "data_dir", "progress_path", "load_done", "load_progress",
            "mark_done", "unmark", "load_verified", "record_verified", "step_progress", "load_goal",

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from accelgui import SCHEMA_VERSION, __version__
 from accelgui.bounds import bound_report
-from accelgui.record import Record, field, iso_now
+from accelgui.model import Record, field, iso_now
 
 PROBE_STATUSES = ("ok", "partial", "absent", "error", "timeout")
 READINESS = ("ready", "driver-missing", "runtime-missing", "no-access", "unknown")

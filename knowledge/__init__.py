@@ -23,7 +23,7 @@ import functools
 import json
 import os
 from accelgui import data as data_files
-from accelgui.record import Record, field
+from accelgui.model import Record, field
 
 __all__ = [
     "EXPECTED_ROUTE_IDS", "ENV_VAR", "KnowledgeBase", "load_knowledge", "clear_cache", "tr",

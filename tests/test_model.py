@@ -228,7 +228,7 @@ def test_iso_now_matches_datetime_in_any_zone(monkeypatch):
     import time
     from datetime import datetime, timezone
 
-    from accelgui.record import iso_now
+    from accelgui.model import iso_now
 
     for zone in ("UTC", "Asia/Kolkata", "America/St_Johns", "Asia/Shanghai", "America/Los_Angeles"):
         monkeypatch.setenv("TZ", zone)

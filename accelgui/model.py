@@ -1,4 +1,4 @@
-"""Frozen records, the shape of the report's data model.
+"""Frozen records, the shape of the report's data model (the base of every report section).
 
 A record class lists its fields as annotations with defaults, as a frozen dataclass would::
 
