@@ -132,7 +132,7 @@ class RouteAssessment(Record):
     next_steps: list[Any] = field(default_factory=list)
     blocking: list[Any] = field(default_factory=list)
     title: str | None = None
-    # issue 14 (advisor): the verdict in words, what is not confirmed, what to do first
+    # the advisor's verdict in words, what is not confirmed, what to do first
     verdict: str | None = None          # ready | needs-setup | remote | unavailable
     qualifier: str | None = None        # "not confirmed: <fact>"
     qualifier_msg: dict[str, Any] | None = None

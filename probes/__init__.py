@@ -4,7 +4,8 @@ A probe is a function ``(ProbeContext) -> dict`` returning a *fragment*: section
 (``cpu``, ``memory``, ``platform``, ``devices``, ``software``) mapped to JSON-ready values,
 plus private keys that :func:`finalize` consumes (``nvml``...). A probe that finds nothing
 to report returns ``{"_status": "absent", "_reason": "..."}`` with what fragment it has.
-Modules are imported lazily, inside the probe's own thread, so a slow import is timed too.
+Modules are imported lazily, when their probe runs (by the runner, in the caller's thread: ten
+threads importing at once contend for the import lock), so ``--probe`` pays only for what it runs.
 
 PROBES are the Linux probes. Which probes describe a machine depends on its OS:
 :func:`accelgui.probes.platforms.probes_for` gives PROBES for Linux (live or a recorded tree)
