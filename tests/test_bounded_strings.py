@@ -1,4 +1,4 @@
-"""Bounded strings (issue 27, part 6): a report's free text is cut when the report is loaded
+"""Bounded strings: a report's free text is cut when the report is loaded
 (the lengths of docs/report-contract.md ``## Rules``), and every exporter cuts the labels it
 shows alike, so a device name of a million characters costs what a short one does."""
 

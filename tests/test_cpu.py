@@ -658,7 +658,7 @@ def test_fifo_in_a_tree_does_not_hang(tmp_path):
     assert got["logical_cpus"] is None and got["model_name"] is None
 
 
-# ------------------------------------------------------------------ Arm SoC clusters (issue 27)
+# ------------------------------------------------------------------ Arm SoC clusters
 
 @pytest.mark.parametrize("name", ["cpu-arm-soc-3clusters", "cpu-arm-soc-3clusters-k6"])
 def test_arm_soc_clusters_are_one_socket(name):

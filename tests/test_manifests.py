@@ -228,8 +228,6 @@ def test_the_shell_loop_exits_0_at_once_on_sigterm(tmp_path, busy):
 
 def test_the_image_is_built_from_the_containerfile():
     path = os.path.join(ROOT, "packaging", "Containerfile")
-    if not os.path.exists(path):
-        pytest.skip("packaging/Containerfile is not written yet (issue 26 part 2)")
     text = open(path).read()
     assert re.search(r'^ENTRYPOINT \["accelgui"\]', text, re.M), "the manifests' args assume ENTRYPOINT [\"accelgui\"]"
     assert re.search(r"^USER\s+(?!root\b|0\b)\S+", text, re.M), "the image should run as a non-root user"

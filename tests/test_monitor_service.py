@@ -347,7 +347,7 @@ def test_an_address_in_use_is_a_clear_error(capsys):
         taken.close()
 
 
-# ------------------------------------------------------------------ conventions (issue 26)
+# ------------------------------------------------------------------ conventions
 
 MACHINES = __import__("os").path.join(__import__("os").path.dirname(__file__), "fixtures", "machines")
 KNOWN_KINDS = ("gpu", "npu", "tpu", "fpga", "accelerator")

@@ -1,4 +1,4 @@
-"""Cost that stays linear on huge machines (issue 27): the CPU probe's memory at 2,048 CPUs,
+"""Cost that stays linear on huge machines: the CPU probe's memory at 2,048 CPUs,
 and what replaying a recorded tree costs per file. Times are measured in
 tests/benchmarks/bench_scale.py, never here."""
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cost of reading the user's Python environments (issue 14), side by side in one run.
+"""Cost of reading the user's Python environments, side by side in one run.
 
 1. In process: software.environments() with a HOME holding ten environments (conda base and
    envs, venvs, pyenv, pip --user; ~150 dist-info folders each) against an empty HOME.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Rendering a report with a huge device name: two revisions side by side in one run (issue 27,
-part 6, bounded strings).
+"""Rendering a report with a huge device name: two revisions side by side in one run (bounded
+strings).
 
 The report is tests/fixtures/reports/rich.json with its first device's name made ``--chars``
 characters (default 1,000,000) of hostile text (markup, pipes, backticks, ampersands); it is

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Numba micro-kernels against the plain-C reference (tests/benchmarks/bench-ref/run), in one run.
 
-Targets (issue 4):
+Targets:
   * Numba STREAM triad >= 0.95 x C triad, 1 thread and all threads
   * Numba FP64 FMA     >= 0.95 x C FMA,   1 thread and all threads
   * measured FP64 FMA  >= 0.90 x the theoretical peak in the report

@@ -1,5 +1,5 @@
 """Cost of the bigger knowledge base on the advice path: parse + index all route files and
-facts.json, the files of a base revision (default: the commit before issue 17) against the
+facts.json, the files of a base revision (default: an older revision) against the
 working tree, side by side in one run. Usage: python tests/benchmarks/bench_knowledge_load.py [REV]"""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 Each revision is exported with `git archive` and laid out the way the installed package is
 (accelgui/, accelgui/probes <- probes/, accelgui/knowledge <- knowledge/, accelgui/resources
 <- resources/), so both run from plain folders with this interpreter's dependencies; runs are
-interleaved so both see the same machine load. Target (issue 12): after/before median <= 1.05.
+interleaved so both see the same machine load. Target: after/before median <= 1.05.
 Prints one JSON object.
 Usage: python tests/benchmarks/bench_probe_ab.py [--before REV] [--after REV|WORKTREE]
                                                  [--runs N] [--sysroot DIR]

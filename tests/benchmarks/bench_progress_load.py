@@ -1,5 +1,5 @@
 """Cost of loading the learner-progress file: before (plain ``open`` + ``json.loads`` of
-whatever is there, as accelgui did up to issue 27) and after (``accelgui.atomic.read_state_file``:
+whatever is there, as accelgui once did) and after (``accelgui.atomic.read_state_file``:
 ``O_NOFOLLOW|O_NONBLOCK``, ``fstat``, a 2 MiB cap), side by side in one run.
 
 Each case runs in its own child process, so that its peak RSS is its own (``VmHWM`` of
@@ -28,7 +28,7 @@ import time
 
 
 def _before_read(path: str) -> dict:
-    """accelgui.progress._read before issue 27 (less its error wording)."""
+    """accelgui.progress._read as it once was (less its error wording)."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     data = json.loads(text)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Probe cost against machine size (issue 27): synthetic trees of 8, 1,024, 4,096 and
+"""Probe cost against machine size: synthetic trees of 8, 1,024, 4,096 and
 16,384 CPUs and of 1,024 GPUs (PCI functions), probed by this working tree ("after") and by
 an earlier revision ("before", exported with `git archive`, laid out as bench_probe_ab.py
 does), side by side in one run.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""``--verify`` containment (issue 27), before and after side by side in one run.
+"""``--verify`` containment, before and after side by side in one run.
 
 "before" is accelgui/verify.py of a git ref (default HEAD), loaded from a temporary file;
 "after" is this tree's. Each measurement runs in a fresh child process.
