@@ -408,26 +408,9 @@ def bandwidth(modules: list[dict]) -> dict | None:
     channels from the locators, module width per memory type)."""
     from accelgui.probes import memory as linux_memory
 
-    mods = [m for m in modules if m["size_bytes"]]
-    speeds = [m["configured_speed"] or m["speed"] for m in mods]
-    widths = [linux_memory._module_bits(m) if m["data_width"] else None for m in mods]
-    if not mods or any(not s or s > 100000 for s in speeds) or any(not w or w > 1024 for w in widths):
-        return None
-    keys = [linux_memory._channel_key(m) for m in mods]
-    if all(keys):
-        channels: dict = {}
-        for key, bits in zip(keys, widths):
-            channels[key] = max(channels.get(key, 0), bits)
-        bus_bits, count, how = sum(channels.values()), len(channels), "locators"
-    else:
-        bus_bits, count, how = sum(widths), len(mods), "modules"
-    types = {linux_memory._SMBIOS_TYPES.get(m["type"]) for m in mods}
-    speed = min(speeds)
-    return {"gbps": round(speed * bus_bits / 8 / 1000, 2), "source": "smbios",
-            "spec": {"memory_type": types.pop() if len(types) == 1 else None, "speed_mts": speed,
-                     "channels": count, "bus_width_bits": bus_bits, "modules": len(mods),
-                     "channels_from": how, "row": None, "as_of": None,
-                     "source": "smbios (Win32_PhysicalMemory)"}}
+    found = linux_memory.modules_bandwidth([m for m in modules if m["size_bytes"]],
+                                           source="smbios (Win32_PhysicalMemory)")
+    return dict(found, source="smbios") if found else None
 
 
 def _table_bandwidth(ctx) -> dict | None:
