@@ -1,6 +1,6 @@
 """accelgui: what this machine can do for accelerated computing."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 SCHEMA_VERSION = "1.0"
 #: version of the benchmark section the benchmark child writes (accelgui.benchmarks reads older ones)
 BENCHMARK_CONTRACT = 2

@@ -12,7 +12,7 @@ sanitised to that alphabet; a label that sanitises to nothing is left out.
 
 Labels (with the default prefix ``accelgui.io``)::
 
-    accelgui.io/version=0.1.0
+    accelgui.io/version=0.2.0
     accelgui.io/cpu.arch=x86_64  cpu.vendor=intel  cpu.microarchitecture=sapphirerapids
     accelgui.io/cpu.avx512_bf16=true        (selected CPU features that are present)
     accelgui.io/memory.total-gib=1968
