@@ -140,6 +140,12 @@ def test_history_plot_and_reference_machines(qtbot):
     assert any(n.startswith("2026-12-03 09:00 \u00b7 quick \u00b7 Triad bandwidth, all threads 35 GB/s") for n in notes)
     compare = [n for n in notes if "www.anandtech.com, 2017-07-11" in n]
     assert compare and "35 GB/s" in compare[0]
+    # a run recorded since: the same report drawn again shows it
+    history.record(report.to_dict(), quick_section(), when="2026-12-04T09:00:00+00:00")
+    view.render(view.state)
+    qtbot.waitUntil(lambda: not view.building, timeout=20000)
+    curves = {item.name(): item.getData() for item in view._plots["history"].getPlotItem().listDataItems()}
+    assert len(next(v for k, v in curves.items() if k.startswith("Triad bandwidth"))[0]) == 4
 
 
 def test_reference_machines_are_sourced_dated_and_checked():

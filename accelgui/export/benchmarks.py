@@ -113,9 +113,10 @@ def roofline_data(benchmarks_or_report, lang: str = "en") -> dict | None:
                        "quantity": q, "unit": unit, "value": q["value"]})
     roof = None
     if fma:
+        median = fma["statistic"] == bw["statistic"] == "median"
         roof = {"gflops": fma["value"], "gbps": bw["value"],
-                "label": tr("figures.roof.measured", lang, gflops=C.fmt_num(fma["value"]),
-                            gbps=C.fmt_num(bw["value"]))}
+                "label": tr("figures.roof.measured" if median else "figures.roof.measured_single", lang,
+                            gflops=C.fmt_num(fma["value"]), gbps=C.fmt_num(bw["value"]))}
     theo = None
     if theo_gflops:
         theo_gbps = B.figure(b, "cpu.theoretical.memory_gbps") or bw["value"]

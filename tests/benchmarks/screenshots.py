@@ -27,7 +27,7 @@ def main(argv=None) -> int:
     os.makedirs(args.out, exist_ok=True)
     os.environ["ACCELGUI_DATA_DIR"] = tempfile.mkdtemp(prefix="accelgui-shots-")
 
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from accelgui.gui import i18n
     from accelgui.gui.app import create_app
@@ -60,7 +60,13 @@ def main(argv=None) -> int:
         return w
 
     def settle():
+        import time
+
         for _ in range(6):
+            app.processEvents()
+        deadline = time.monotonic() + 20      # the Benchmarks page builds its plots step by step
+        while any(getattr(v, "building", False) for v in QApplication.topLevelWidgets()
+                  for v in [v, *v.findChildren(QWidget)]) and time.monotonic() < deadline:
             app.processEvents()
 
     def grab(w, name):

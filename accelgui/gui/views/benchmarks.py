@@ -247,7 +247,8 @@ class BenchmarksView(QWidget):
         self._frames: dict = {}         # each plot with its Zoom / Reset buttons
         self._table: QTableWidget | None = None
         self._table_source = None       # (report, section) the table shows
-        self._history_cache = None      # ((key, inode, mtime, size), runs): see history_runs
+        self._history_cache = None      # (history_stamp, trend): see history_runs
+        self._key_cache = None          # (report, its machine key): see history_stamp
         self._source = None             # accelgui.appstate.Source of the machine shown
         body.addWidget(self.results, 1)
         body.addStretch(0)
@@ -425,7 +426,8 @@ class BenchmarksView(QWidget):
             self.message.setText(text)
             self.message.show()
             return
-        key = (id(raw), id(report.cpu), state.lang, self.palette().color(QPalette.ColorRole.Base).name())
+        key = (id(raw), id(report.cpu), state.lang, self.palette().color(QPalette.ColorRole.Base).name(),
+               self.history_stamp(report))     # a run recorded since: the history card changes
         if key == self._rendered and raw is old_bench:
             return  # same figures (e.g. only the routes changed): nothing to redraw
         self._rendered = key
@@ -539,6 +541,8 @@ class BenchmarksView(QWidget):
     def _set_main(self, i: int, main: QWidget) -> None:
         """Show card ``i``'s plot (or table, or message) in the room kept for it."""
         if self._slots[i].indexOf(main) < 0:
+            if isinstance(main, QLabel):       # a message in place of a plot: at the top
+                main.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
             self._slots[i].addWidget(main, 1)
         main.show()
 
@@ -710,28 +714,39 @@ class BenchmarksView(QWidget):
                        ("cpu.fma.fp64_gflops_mt", "figures.q.fp64_mt", "GFLOP/s"),
                        ("gpu.0.triad_gbps", "figures.q.gpu_triad", "GB/s"))
 
+    def history_stamp(self, report):
+        """(machine key, file, inode, mtime, size) of the stored trend of the machine shown
+        (else of its full history), or None when nothing is stored: what tells a redraw that
+        a run was recorded since."""
+        from accelgui import history
+
+        if report is None:
+            return None
+        if self._key_cache is None or self._key_cache[0] is not report:
+            try:
+                self._key_cache = (report, history.machine_key(report.to_dict()))
+            except (ValueError, AttributeError):
+                self._key_cache = (report, None)
+        key = self._key_cache[1]
+        for path in (history.trend_path(key), history.history_path(key)) if key else ():
+            try:                                  # the trend, else the runs it comes from
+                st = os.stat(path)
+                return (key, path, st.st_ino, st.st_mtime_ns, st.st_size)
+            except OSError:
+                continue
+        return None
+
     def history_runs(self, report) -> list[dict]:
         """The trend of the machine shown (``accelgui.history.trend``: each stored run's date,
         mode and headline medians), read again only when its file changed: the one file this
         page reads itself (a few KiB; the full history stays unread)."""
         from accelgui import history
 
-        try:
-            key = history.machine_key(report.to_dict())
-        except (ValueError, AttributeError):
-            return []
-        stamp = None
-        for path in (history.trend_path(key), history.history_path(key)):   # the trend, else
-            try:                                                            # the runs it comes from
-                st = os.stat(path)
-                stamp = (key, path, st.st_ino, st.st_mtime_ns, st.st_size)
-                break
-            except OSError:
-                continue
+        stamp = self.history_stamp(report)
         if stamp is None:
             return []
         if self._history_cache is None or self._history_cache[0] != stamp:
-            self._history_cache = (stamp, history.trend(key))
+            self._history_cache = (stamp, history.trend(stamp[0]))
         return self._history_cache[1]
 
     def history_lines(self, runs: list[dict]) -> list[str]:
