@@ -25,7 +25,8 @@ _SP_TITLE = re.compile(r"^\S[^\n:\uff1a]{0,80}[:\uff1a][ \t]*\n(?:[ \t]*\n){0,3}
 _SP_PAIR = re.compile(r"^ {4,}\S[^\n:\uff1a]{0,120}[:\uff1a][ \t]*\S", re.M)
 # the lines users paste without the outline: "Model Identifier: MacBookAir10,1" (no space
 # before the colon, unlike PowerShell's "Name : value"), one of the labels only system_profiler
-# prints among them (English; Chinese as U+escapes: 型号标识符, 芯片组型号, 核总数)
+# prints among them (English, and Chinese written as escapes: model identifier, chipset model,
+# total number of cores)
 _SP_FLAT_LINE = re.compile(r"^[ \t]*[^\s:\uff1a][^\n:\uff1a]{0,60}[^\s:\uff1a][:\uff1a][ \t]*\S", re.M)
 _SP_FLAT_KEY = re.compile(r"^[ \t]*(?:Model Identifier|Chipset Model|Total Number of Cores|Metal Support|"
                           r"\u578b\u53f7\u6807\u8bc6\u7b26|\u82af\u7247\u7ec4\u578b\u53f7|\u6838\u603b\u6570)"
