@@ -192,6 +192,7 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._shown_source = None
         self._advise_after_plots = False
+        self._unrecorded: dict | None = None      # a run finished before the first probe
         self._preload_started = False
         self._preload_done = False      # pyqtgraph imported and the plots made (or given up)
         self.redact_shared = settings.value("export/redact", True, bool)  # Export's and Copy's choice
@@ -692,6 +693,9 @@ class MainWindow(QMainWindow):
                 return
             self.state.attach_history(stored)     # a restart keeps the last measured figures
             self.refresh()
+            if self._unrecorded is not None:      # a run finished before this report came
+                benchmarks, self._unrecorded = self._unrecorded, None
+                self._keep_run(benchmarks)
             self.advise("live")
 
         def failed(message):
@@ -877,22 +881,28 @@ class MainWindow(QMainWindow):
             benchmarks = dict(benchmarks, telemetry=telemetry)
         self.statusBar().clearMessage()
         self.benchmarks.show_finished()
-        if self.state.benchmark_finished(benchmarks, time.time()):
-            self._run_task(_record_job, self.live_report, benchmarks,
-                           failed=lambda message: self.notice.show_message(self.tr(
-                               "The benchmark history was not updated: {error}").format(error=message), error=True))
-            self.refresh()
-            # measured figures feed the advisor and the estimates; run it once the plots are
-            # drawn, so that its thread does not compete with them for the interpreter
-            if self.benchmarks.building:
-                self._advise_after_plots = True
-            else:
-                self.advise("live")
+        if not self.state.benchmark_finished(benchmarks, time.time()):
+            self._unrecorded = benchmarks       # no report yet: kept once this computer is probed
+            return
+        self._keep_run(benchmarks)              # at once: the page's history plot reads it
+        self.refresh()
+        # measured figures feed the advisor and the estimates; run it once the plots are
+        # drawn, so that its thread does not compete with them for the interpreter
+        if self.benchmarks.building:
+            self._advise_after_plots = True
+        else:
+            self.advise("live")
 
     def _plots_ready(self) -> None:
         if self._advise_after_plots:
             self._advise_after_plots = False
             self.advise("live")
+
+    def _keep_run(self, benchmarks: dict) -> None:
+        """Record the finished run in this computer's history, in a worker."""
+        self._run_task(_record_job, self.live_report, benchmarks,
+                       failed=lambda message: self.notice.show_message(self.tr(
+                           "The benchmark history was not updated: {error}").format(error=message), error=True))
 
     def _bench_failed(self, message: str) -> None:
         self.state.benchmark_stopped()
