@@ -59,9 +59,10 @@ class Facts:
     def file(self, rel: str) -> str:
         if self.ctx is None:
             return ""
-        if rel not in self._cache:
-            self._cache[rel] = self.ctx.read_text(rel) or ""
-        return self._cache[rel]
+        key = "file:" + rel
+        if key not in self._cache:
+            self._cache[key] = self.ctx.read_text(rel) or ""
+        return self._cache[key]
 
     def line(self, rel: str) -> str:
         if self.ctx is None:
