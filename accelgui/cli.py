@@ -35,7 +35,8 @@ def _emit(data: str | bytes, output: str | None) -> None:
 
 
 def make_report(args, on_progress=None):
-    """Probe, optionally benchmark, then advise. Shared by the CLI and the app's worker."""
+    """``--probe``: probe (``--sysroot``), optionally benchmark (``--bench``), then advise.
+    (The app's workers do the same steps in accelgui.gui.workers, each in its own thread.)"""
     from accelgui.probes.context import ProbeContext
     from accelgui.runner import run_probes
 
