@@ -1401,6 +1401,14 @@ all cores</source>
             <source>Exercise graded on this computer: {title}</source>
             <translation>在这台计算机上评分的练习：{title}</translation>
         </message>
+        <message>
+            <source>Ready to start since {date}: the tools this step needs work on this computer.</source>
+            <translation>自 {date} 起可以开始：本步骤所需的工具在这台计算机上可用。</translation>
+        </message>
+        <message>
+            <source>Your work passed on {date}:</source>
+            <translation>你的作业于 {date} 通过：</translation>
+        </message>
     </context>
     <context>
         <name>common</name>

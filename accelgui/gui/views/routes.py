@@ -160,17 +160,18 @@ class RoutesView(QWidget):
             colour = {"passed": STATUS_COLOURS["ready"], "ready": STATUS_COLOURS["remote"]}.get(where, "#546e7a")
             badge = Badge(msg_tr(f"verify.progress.{where}", lang), colour)
             badge.setObjectName(f"progress-{sid}")
-            row.addWidget(badge)
             if evidence:
-                row.addWidget(muted(str(evidence.get("date", ""))[:10]))
+                badge.setToolTip(str(evidence.get("date", ""))[:10])
+            row.addWidget(badge)
         row.addStretch(1)
-        if verify.has_check(step) or manifest:
-            self._action_buttons(row, sid, manifest)
+        where = self._action_buttons(row, sid, manifest) if verify.has_check(step) or manifest else None
         card.body.addLayout(row)
+        if where is not None:
+            card.body.addWidget(where)
         if manifest:
             card.body.addWidget(muted(self.tr("Exercise graded on this computer: {title}").format(
                 title=tr_obj(manifest["title"], lang))))
-        if evidence and evidence.get("proves") == "work":
+        if evidence:
             self._evidence_label(card, sid, evidence)
         if self.exercise_notes.get(sid):
             note = muted(self.exercise_notes[sid])
@@ -178,7 +179,9 @@ class RoutesView(QWidget):
             card.body.addWidget(note)
         self._result_label(card, sid)
 
-    def _action_buttons(self, row, sid: str, manifest: dict | None) -> None:
+    def _action_buttons(self, row, sid: str, manifest: dict | None) -> QLabel:
+        """Start exercise / Open folder / Verify into ``row``; the label saying which machine
+        they act on (shown under the row)."""
         from accelgui import exercises
         from accelgui.l10n import tr as msg_tr
 
@@ -206,17 +209,23 @@ class RoutesView(QWidget):
         row.addWidget(button)
         here = muted(where)
         here.setObjectName(f"verify-where-{sid}")
-        row.addWidget(here)
+        return here
 
     def _evidence_label(self, card, sid: str, evidence: dict) -> None:
-        """The figures of the learner's passed exercise: each target, as measured."""
+        """The evidence kept for a step: when, and for the learner's passed work each target
+        as measured (or its figures); for an environment check, what it proved."""
         from accelgui.l10n import render as render_msg
 
-        lang = self.state.lang
-        lines = [render_msg(t["msg"], lang) for t in evidence.get("targets") or [] if t.get("msg")]
-        if not lines:
-            lines = [", ".join(f"{k} {v:.4g}" for k, v in (evidence.get("figures") or {}).items()
-                               if isinstance(v, (int, float)))]
+        lang, date = self.state.lang, str(evidence.get("date", ""))[:10]
+        if evidence.get("proves") != "work":
+            lines = [self.tr("Ready to start since {date}: the tools this step needs work on this "
+                             "computer.").format(date=date)]
+        else:
+            lines = [self.tr("Your work passed on {date}:").format(date=date)]
+            lines += [render_msg(t["msg"], lang) for t in evidence.get("targets") or [] if t.get("msg")]
+            if len(lines) == 1:
+                lines.append(", ".join(f"{k} {v:.4g}" for k, v in (evidence.get("figures") or {}).items()
+                                       if isinstance(v, (int, float))))
         label = para("<br>".join(html_escape(x) for x in lines if x), rich=True)
         label.setObjectName(f"evidence-{sid}")
         card.body.addWidget(label)
