@@ -327,3 +327,19 @@ Grafik/Monitore:
     assert report["memory"]["total_bytes"] == 32 * GIB
     (gpu,) = devices(report, "gpu")
     assert gpu["name"] == "Apple M1 Pro GPU" and gpu["details"]["gpu_cores"] == 16     # its only bare number
+
+
+def test_lines_built_to_make_a_parser_backtrack_cost_linear_time(tmp_path):
+    import time
+
+    line = 60000
+    (tmp_path / "sysctl.txt").write_text("hw.ncpu: 8\nhw.memsize: 8589934592\n")
+    (tmp_path / "spaces.txt").write_text("Hardware:\n\n    Overview:\n\n      a" + " " * line + "\n" * 3)
+    (tmp_path / "colons.txt").write_text("Hardware:\n\n    Overview:\n\n      " + "a:" * (line // 2) + "\n")
+    (tmp_path / "plists.txt").write_text("<plist" * (line // 6))
+    (tmp_path / "cores.txt").write_text("Model Identifier: Mac1,1\nChip: Apple M1\nx: 1 (1" + "y" * line + "\n")
+    start = time.monotonic()
+    report = run_probes(ProbeContext(str(tmp_path)), timeout_s=20).to_dict()
+    assert time.monotonic() - start < 5
+    assert report["memory"]["total_bytes"] == 8 << 30
+    assert all(p["status"] != "timeout" for p in report["probes"])

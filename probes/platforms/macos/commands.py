@@ -19,7 +19,8 @@ _LINUX_SYSCTL = re.compile(r"^[a-z0-9_]+\.[a-z0-9_.]+ = ", re.M)
 _SW_VERS = re.compile(r"^ProductName:\s+\S", re.M)
 _SW_VERS_VERSION = re.compile(r"^ProductVersion:\s+\d", re.M)
 _SP_JSON = re.compile(r'\A\s*\{\s*"SP[A-Za-z]+DataType"\s*:\s*\[')
-_SP_PLIST = re.compile(r"<plist\b.*?<key>_dataType</key>\s*<string>SP[A-Za-z]+DataType</string>", re.S)
+_SP_PLIST = re.compile(r"<plist\b")
+_SP_DATATYPE = re.compile(r"<key>_dataType</key>\s*<string>SP[A-Za-z]+DataType</string>")
 # a section title ("Hardware:") over an indented line, after a shell prompt or not
 _SP_TITLE = re.compile(r"^\S[^\n:\uff1a]{0,80}[:\uff1a][ \t]*\n(?:[ \t]*\n){0,3} {2,}\S", re.M)
 _SP_PAIR = re.compile(r"^ {4,}\S[^\n:\uff1a]{0,120}[:\uff1a][ \t]*\S", re.M)
@@ -45,7 +46,7 @@ def is_sw_vers(text: str) -> bool:
 
 def is_system_profiler(text: str) -> bool:
     """Any ``system_profiler`` output: JSON, XML property list, or text in any language."""
-    if _SP_JSON.match(text) or _SP_PLIST.search(text, 0, 65536):
+    if _SP_JSON.match(text) or (_SP_PLIST.search(text, 0, 4096) and _SP_DATATYPE.search(text, 0, 65536)):
         return True
     if _SP_TITLE.search(text, 0, 4096) and _SP_PAIR.search(text, 0, 16384):
         return True

@@ -16,9 +16,6 @@ import json
 import re
 
 MAX_NODES = 20000                   # text lines turned into nodes, per output
-# "Key: Value" (an ASCII colon ends the label only before a space or the line's end, as in
-# "Boot ROM: 2022.100.22.0.0 (iBridge: 21.16...)"), or a full-width colon U+FF1A (no space)
-_PAIR = re.compile(r"^( *)([^ \t].*?)[ \t]*(?::(?=[ \t]|$)|\uff1a)[ \t]*(.*?)[ \t]*$")
 _MODEL_ID = re.compile(r"^(?:[A-Z][A-Za-z]*\d+,\d+|Mac\d+,\d+)$")
 _APPLE_CHIP = re.compile(r"^Apple (M\d+(?: Pro| Max| Ultra)?)\b")
 _GB = re.compile(r"^\d+(?:[.,]\d+)? ?(?:GB|TB)$")        # a Mac's memory is never in MB
@@ -63,21 +60,44 @@ def json_key(label: str) -> str | None:
 
 # ------------------------------------------------------------------ text
 
+def split_line(line: str) -> tuple[int, str, str | None] | None:
+    """``"      Key: Value"`` -> (6, "Key", "Value"); ``"    Key:"`` -> (4, "Key", None); None
+    for a line that is no pair. An ASCII colon ends the label only before a space or the end
+    of the line ("Boot ROM: 2022.100.22.0.0 (iBridge: 21.16...)"); a full-width colon (U+FF1A)
+    ends it anywhere. Linear in the line (str.find, no backtracking)."""
+    body = line.lstrip(" ")
+    if not body or body[0] == "\t":
+        return None
+    cut, start = -1, 0
+    while True:
+        cut = body.find(":", start)
+        if cut < 0 or cut + 1 == len(body) or body[cut + 1] in " \t":
+            break
+        start = cut + 1
+    wide = body.find("\uff1a")
+    if wide >= 0 and (cut < 0 or wide < cut):
+        cut = wide
+    label = body[:cut].rstrip(" \t") if cut > 0 else ""
+    if not label:
+        return None
+    value = body[cut + 1:].strip(" \t")
+    return len(line) - len(body), label, value or None
+
+
 def parse_text(text: str) -> list[dict]:
     """The outline of a text output: nodes ``{label, value, children}`` nested by indent."""
     root: dict = {"label": "", "value": None, "children": [], "indent": -1}
     stack = [root]
     count = 0
     for line in text.split("\n"):
-        m = _PAIR.match(line)
-        if not m:
+        pair = split_line(line.rstrip("\r"))
+        if pair is None:
             continue
         count += 1
         if count > MAX_NODES:
             break
-        indent = len(m.group(1))
-        node = {"label": m.group(2).strip(), "value": (m.group(3) or "").strip() or None,
-                "children": [], "indent": indent}
+        indent, label, value = pair
+        node = {"label": label, "value": value, "children": [], "indent": indent}
         while stack[-1]["indent"] >= indent:
             stack.pop()
         stack[-1]["children"].append(node)
