@@ -241,3 +241,12 @@ def test_record_tree_on_a_live_mac_records_commands(tmp_path, monkeypatch):
     monkeypatch.setattr(platforms, "live_platform", lambda sys_platform=None: "macos")
     monkeypatch.setattr(record, "record_commands", lambda dest: 7)
     assert record.record_tree(str(tmp_path)) == 7
+
+
+def test_the_whole_folder_has_a_read_budget(tmp_path, monkeypatch):
+    monkeypatch.setattr(recorded, "MAX_TOTAL_BYTES", 3 * len(SYSCTL))
+    for i in range(5):
+        _write(tmp_path, f"{i}.txt", SYSCTL.encode())
+    rec = recorded.scan(str(tmp_path))
+    assert len(rec.claimed["macos.sysctl"]) == 3
+    assert [(n, r) for n, r in rec.faults] == [("3.txt", "truncated"), ("4.txt", "truncated")]

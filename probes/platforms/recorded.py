@@ -8,8 +8,8 @@ its name (names are for people); the backends' recognisers
 
 Hostile input is bounded like a recorded Linux tree: only regular files inside the folder
 are read (through a :class:`~accelgui.probes.context.ProbeContext` of the folder, so links
-out of it, loops, FIFOs and devices are refused), at most MAX_FILES files and MAX_BYTES of
-each, every line cut at LINE_LIMIT; binary garbage is set aside. What could not be used is a
+out of it, loops, FIFOs and devices are refused), at most MAX_FILES files, MAX_BYTES of
+each and MAX_TOTAL_BYTES in all, every line cut at LINE_LIMIT; binary garbage is set aside. What could not be used is a
 fault ``(file name, reason)``, reported as a warning of the ``platform`` probe.
 """
 
@@ -23,6 +23,7 @@ from accelgui.probes.context import LINE_LIMIT
 
 MAX_FILES = 512                 # files of one recorded folder looked at
 MAX_BYTES = 16 << 20            # bytes read from one file (a full Win32_PnPSignedDriver list fits)
+MAX_TOTAL_BYTES = 96 << 20      # bytes read from the whole folder (a real recording is a few MiB)
 SNIFF_CHARS = 64 << 10          # characters a recogniser is shown
 _DOCS = re.compile(r"^(readme|license|licence|notes?)(\..*)?$|\.(md|rst|html?)$", re.I)
 _UNSAFE_NAME = str.maketrans({c: "_" for c in '/\\:"<>?\x00'})
@@ -125,10 +126,15 @@ def scan(root: str, commands=None) -> Recording:
         rec.faults.append((f"{len(names) - MAX_FILES} files after {names[MAX_FILES - 1]}", "truncated"))
         names = names[:MAX_FILES]
     votes: dict[str, int] = {}
+    budget = MAX_TOTAL_BYTES
     for name in names:
         if folder.is_dir(name):
             continue
-        data = folder.read_bytes(name, MAX_BYTES)
+        if budget <= 0:
+            rec.faults.append((name, "truncated"))      # the folder's read budget is spent
+            continue
+        data = folder.read_bytes(name, min(MAX_BYTES, budget))
+        budget -= len(data or b"")
         faults = tuple(reason for _, reason in folder.take_faults(""))
         text = decode(data) if data is not None else None
         if text is None:
