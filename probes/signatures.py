@@ -56,21 +56,20 @@ class Facts:
         self._pci_ids = pci_ids
         self._cache: dict[str, Any] = {}
 
-    def file(self, rel: str) -> str:
+    def _read(self, how: str, rel: str) -> str:
+        """``ctx.read_text`` or ``ctx.read_line`` of ``rel``, once; "" without a context."""
         if self.ctx is None:
             return ""
-        key = "file:" + rel
+        key = f"{how}:{rel}"
         if key not in self._cache:
-            self._cache[key] = self.ctx.read_text(rel) or ""
+            self._cache[key] = getattr(self.ctx, how)(rel) or ""
         return self._cache[key]
 
+    def file(self, rel: str) -> str:
+        return self._read("read_text", rel)
+
     def line(self, rel: str) -> str:
-        if self.ctx is None:
-            return ""
-        key = "line:" + rel
-        if key not in self._cache:
-            self._cache[key] = self.ctx.read_line(rel) or ""
-        return self._cache[key]
+        return self._read("read_line", rel)
 
     def exists(self, rel: str) -> bool:
         return self.ctx is not None and bool(self.ctx.exists(rel))
