@@ -244,7 +244,8 @@ def trend_entry(run: dict) -> dict:
 
 def trend(key: str, *, path: str | None = None) -> list[dict]:
     """Each stored run's headline figures (:func:`trend_entry`), oldest first, from the trend
-    file; rebuilt from the full history when that file is missing or unreadable."""
+    file; rebuilt from the full history (and written again) when that file is missing or
+    unreadable."""
     from accelgui.atomic import read_state_file
 
     try:
@@ -254,7 +255,15 @@ def trend(key: str, *, path: str | None = None) -> list[dict]:
         data = None
     if isinstance(data, dict) and data.get("machine") == key and isinstance(data.get("runs"), list):
         return [r for r in data["runs"] if isinstance(r, dict) and isinstance(r.get("figures"), dict)]
-    return [trend_entry(r) for r in runs(key, path=path)]
+    stored = runs(key, path=path)
+    entries = [trend_entry(r) for r in stored]
+    if stored and data is None:      # no file: written once, unless a record wrote it meanwhile
+        from accelgui.atomic import create_new_file
+
+        body = {"version": VERSION, "machine": key, "runs": entries}
+        with contextlib.suppress(OSError):
+            create_new_file(trend_path(key, path), (json.dumps(body, separators=(",", ":")) + "\n").encode())
+    return entries
 
 
 def _trend_body(key: str, kept: list[dict]) -> dict:
@@ -385,7 +394,7 @@ def record(report: dict, benchmarks: dict, *, path: str | None = None, when: str
         kept = (kept + [entry])[-MAX_RUNS:]
         data = _fit(key, kept, STATE_FILE_MAX_BYTES)
         write_state_file(file, data)
-        _write_beside(trend_path(key, path), lambda: _trend_body(key, json.loads(data)["runs"]))
+        _write_beside(trend_path(key, path), lambda: _trend_body(key, kept))   # kept as _fit left it
         _write_beside(latest_path(key, path), lambda: {"version": VERSION, "machine": key, "run": entry})
     finally:
         if fd is not None:

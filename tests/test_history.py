@@ -211,3 +211,13 @@ def test_latest_comes_from_its_small_file_and_from_the_runs_without_it(data_dir)
     assert history.latest_run(key)["when"] == "2026-12-02T10:00:00+00:00"     # from the runs
     small.unlink()
     assert history.latest(key)["cpu"]["stream"]["triad_gbps"] == 66.0
+
+
+def test_a_missing_trend_is_rebuilt_once_from_the_runs(data_dir):
+    report = _report()
+    key = history.machine_key(report)
+    history.record(report, _section(60.0), when="2026-12-01T10:00:00+00:00")
+    trend_file = data_dir / history.FOLDER / f"{key}.trend.json"
+    trend_file.unlink()
+    assert [t["when"] for t in history.trend(key)] == ["2026-12-01T10:00:00+00:00"]
+    assert json.loads(trend_file.read_text())["runs"][0]["when"] == "2026-12-01T10:00:00+00:00"
