@@ -711,16 +711,19 @@ def _keeps_archspec(archspec_name: str | None, table_name: str) -> bool:
     return bool(entry) and (table_name in entry[0] or entry[1] == "generic")
 
 
-def _x86_uarch(vendor_raw, ct: dict, archspec_name: str | None) -> tuple[str | None, str | None]:
+def _x86_uarch(vendor_raw, ct: dict, archspec_name: str | None,
+               flags_complete: bool = True) -> tuple[str | None, str | None]:
     """(microarchitecture, codename): the dated family/model table first (archspec's data lags
     new parts: Granite Rapids reads as sapphirerapids, Lunar Lake as alderlake); archspec's
-    answer where the table has no row, or where :func:`_keeps_archspec` says it stands. The
-    codename is the table's whenever it has a row."""
+    answer where the table has no row, or where :func:`_keeps_archspec` says it stands, or where
+    the row is a ``fallback`` (an older part archspec knows) and ``flags_complete`` (the flags
+    archspec read are the CPU's whole list, not a Mac's partial one). The codename is the
+    table's whenever it has a row."""
     row = x86_model_row(vendor_raw, ct.get("family"), ct.get("model"), ct.get("stepping"))
     if not row or not row.get("uarch"):
         return archspec_name, None
-    if _keeps_archspec(archspec_name, row["uarch"]):
-        return archspec_name, row.get("codename")
+    if _keeps_archspec(archspec_name, row["uarch"]) or (row.get("fallback") and archspec_name and flags_complete):
+        return archspec_name, row.get("codename")      # a part archspec knows: its answer stands
     return row["uarch"], row.get("codename")
 
 

@@ -87,7 +87,7 @@ EXPECTED = {
         caches=c(128 * KIB, 4, 128 * KIB, 4, 2 * MIB, 4, 32 * MIB, 1)),
     "cpu-broken": dict(
         vendor_id="GenuineIntel", vendor="intel", arch="x86_64",
-        model_name="Intel(R) Core(TM) i5-6500 CPU @ 3.20GHz", microarchitecture=None,
+        model_name="Intel(R) Core(TM) i5-6500 CPU @ 3.20GHz", microarchitecture="skylake",  # by family/model
         logical_cpus=4, online_cpus=3, threads_per_core=1, cores_per_socket=3, sockets=1,
         numa_nodes=1, max_mhz=3400.0, min_mhz=800.0, hypervisor_vendor=None,
         caches=c(64 * KIB, 2, 64 * KIB, 2, 512 * KIB, 2, 8 * MIB, 1)),

@@ -67,7 +67,7 @@ def test_no_model_is_in_two_rows():
     seen: dict[tuple, int] = {}
     for i, row in enumerate(_table()["rows"]):
         for model in _models(row["models"]):
-            key = (row["vendor"], row["family"], model)
+            key = (row["vendor"], row["family"], model, tuple(row.get("steppings") or ()))
             assert key not in seen, (key, seen.get(key), i)
             seen[key] = i
 
@@ -107,7 +107,7 @@ def test_codenames(family, model, codename):
 
 
 def test_unknown_parts_and_vendors_have_no_row():
-    assert cpu.x86_model_row("GenuineIntel", "6", "60") is None          # Haswell: archspec's
+    assert cpu.x86_model_row("GenuineIntel", "6", "1") is None           # a model no row names
     assert cpu.x86_model_row("HygonGenuine", "24", "1") is None
     assert cpu.x86_model_row("GenuineIntel", None, "173") is None
     assert cpu.x86_model_row(None, "6", "173") is None
@@ -153,8 +153,12 @@ def test_a_more_specific_archspec_target_stands():
 
 
 def test_without_a_row_archspec_answers():
-    assert cpu._x86_uarch("GenuineIntel", {"family": "6", "model": "60"}, "haswell") == \
-        ("haswell", None)
+    assert cpu._x86_uarch("GenuineIntel", {"family": "6", "model": "1"}, "pentium4") == \
+        ("pentium4", None)
+    # an older part's row is a fallback: archspec's answer from the flags stands, the codename is added
+    assert cpu._x86_uarch("GenuineIntel", {"family": "6", "model": "60"}, "x86_64_v2") == \
+        ("x86_64_v2", "Haswell")
+    assert cpu._x86_uarch("GenuineIntel", {"family": "6", "model": "60"}, None) == ("haswell", "Haswell")
     assert cpu._x86_uarch("GenuineIntel", {}, "haswell") == ("haswell", None)
 
 

@@ -236,12 +236,14 @@ def _features(keys: dict, arch: str | None) -> tuple[list[str], list[str]]:
 
 def _x86_uarch(keys: dict, vendor: str, flags: list[str], brand: str | None) -> tuple[str | None, str | None]:
     """(microarchitecture, codename) of an Intel Mac's CPU by the Linux probe's rules: its
-    family/model table, else archspec on the flags."""
+    family/model table, else archspec on the flags. sysctl lists no XSAVEOPT or XSAVEC, so
+    archspec reads every Skylake-derived part as broadwell: the table's row wins here."""
     from accelgui.probes import cpu
 
     archspec_name = cpu.microarchitecture("x86_64", vendor, flags, model_name=brand)
     return cpu.x86_uarch(vendor, {"family": keys.get("machdep.cpu.family"), "model": keys.get("machdep.cpu.model"),
-                                  "stepping": keys.get("machdep.cpu.stepping")}, archspec_name)
+                                  "stepping": keys.get("machdep.cpu.stepping")}, archspec_name,
+                        flags_complete=False)
 
 
 def cpu_probe(ctx) -> dict:
