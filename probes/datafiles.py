@@ -6,21 +6,42 @@ name and shape: its entries join the shipped ones without rebuilding the package
 runtime, SoC or cloud being written, or one a site adds). Merging, per top-level key: an
 object is merged key by key (the site's entry replaces a shipped one of the same key); a list
 gets the site's items first (signatures are tried in order, so a site's are tried before the
-shipped ones); other values are the shipped ones. A site file that is not valid JSON, or not
-an object, raises ValueError naming it: a typo must not silently drop a table.
+shipped ones); other values are the shipped ones.
+
+A site file is a file its owner named, so a link to one is followed; but it must be a regular
+file of at most :data:`SITE_FILE_MAX_BYTES`, valid JSON, an object, and the merged table must
+fit the schema beside the shipped one (``data/<name>.schema.json``, checked through
+:mod:`accelgui.validation`, so jsonschema is imported only when a site file exists). A site
+file that fails any of these is left out whole, the shipped table kept, and the reason is
+kept for :func:`problems`: the probes that read the table report it as a warning of their
+own (:func:`report_problems`), so a typo neither stops the report nor silently drops a table.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 
 DATA_PACKAGE = "accelgui.probes"
 ENV_DIRS = "ACCELGUI_DATA_DIRS"
+SITE_FILE_MAX_BYTES = 4 << 20       # the largest shipped table is under 64 KiB
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 _lock = threading.Lock()
 _cache: dict[str, dict] = {}
+_problems: dict[str, list[tuple[str, str]]] = {}
+
+
+class SiteFileError(ValueError):
+    """A site table that is left out: ``path`` names it, ``reason`` is one of the probe
+    warning reasons (``not-a-file``, ``unreadable``, ``unparseable``), the message says why."""
+
+    def __init__(self, path: str, reason: str, why: str):
+        super().__init__(f"{path}: {why}")
+        self.path, self.reason = path, reason
 
 
 def _merge(base: dict, extra: dict) -> dict:
@@ -36,39 +57,107 @@ def _merge(base: dict, extra: dict) -> dict:
     return out
 
 
-def _site_tables(name: str) -> list[dict]:
-    tables = []
-    for folder in filter(None, os.environ.get(ENV_DIRS, "").split(os.pathsep)):
-        path = os.path.join(folder, name)
-        if not os.path.isfile(path):
+def _read_site_file(path: str) -> bytes:
+    """The bytes of a site file; SiteFileError for one that is not a regular file (a FIFO is
+    refused without waiting on it) or is larger than SITE_FILE_MAX_BYTES."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise SiteFileError(path, "unreadable", f"could not be read ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SiteFileError(path, "not-a-file", "not a regular file: not read")
+        chunks, total = [], 0
+        while st.st_size <= SITE_FILE_MAX_BYTES and total <= SITE_FILE_MAX_BYTES:
+            chunk = os.read(fd, SITE_FILE_MAX_BYTES + 1 - total)     # it may grow while read
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if st.st_size > SITE_FILE_MAX_BYTES or total > SITE_FILE_MAX_BYTES:
+        raise SiteFileError(path, "unreadable", f"larger than {SITE_FILE_MAX_BYTES >> 20} MiB: not read")
+    return b"".join(chunks)
+
+
+def _site_table(path: str) -> dict:
+    """The parsed site file at ``path``; SiteFileError when it cannot be one."""
+    data = _read_site_file(path)
+    try:
+        table = json.loads(data.decode("utf-8"))
+    except ValueError as exc:       # UnicodeDecodeError and JSONDecodeError both
+        raise SiteFileError(path, "unparseable", f"not valid JSON ({exc})") from None
+    if not isinstance(table, dict):
+        raise SiteFileError(path, "unparseable", "expected a JSON object")
+    return table
+
+
+def _schema_problem(name: str, table: dict) -> str | None:
+    """The first way ``table`` breaks ``data/<name>``'s schema, as "field: message", or None."""
+    from accelgui import validation
+
+    schema = f"data/{name[:-len('.json')]}.schema.json"
+    problem = validation.first_problem(DATA_PACKAGE, schema, table)
+    return None if problem is None else f"{problem[0]}: {problem[1]}"
+
+
+def _site_paths(name: str) -> list[str]:
+    folders = filter(None, os.environ.get(ENV_DIRS, "").split(os.pathsep))
+    return [path for path in (os.path.join(folder, name) for folder in folders)
+            if os.path.lexists(path)]
+
+
+def _with_sites(name: str, table: dict) -> tuple[dict, list[tuple[str, str]]]:
+    """``table`` merged with every usable site file of ``name``, and (path, reason) of the
+    ones left out, each path followed by what is wrong with it."""
+    left_out: list[tuple[str, str]] = []
+    for path in _site_paths(name):
+        try:
+            merged = _merge(table, _site_table(path))
+            problem = _schema_problem(name, merged)
+            if problem is not None:
+                raise SiteFileError(path, "unparseable", problem)
+        except SiteFileError as exc:
+            left_out.append((f"{ENV_DIRS} {exc}", exc.reason))
             continue
-        with open(path, "rb") as f:
-            try:
-                data = json.loads(f.read().decode("utf-8"))
-            except ValueError as exc:
-                raise ValueError(f"{path}: not valid JSON ({exc})") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a JSON object")
-        tables.append(data)
-    return tables
+        table = merged
+    return table, left_out
 
 
 def load(name: str) -> dict:
-    """The table ``data/<name>`` merged with the sites' copies (parsed once per process;
+    """The table ``data/<name>`` merged with the sites' usable copies (parsed once per process;
     callers must not change it)."""
     with _lock:
         if name in _cache:
             return _cache[name]
     from accelgui.data import read_bytes
 
-    table = json.loads(read_bytes(DATA_PACKAGE, f"data/{name}"))
-    for extra in _site_tables(name):
-        table = _merge(table, extra)
+    table, left_out = _with_sites(name, json.loads(read_bytes(DATA_PACKAGE, f"data/{name}")))
     with _lock:
+        _problems.setdefault(name, left_out)
         return _cache.setdefault(name, table)
+
+
+def problems(name: str) -> list[tuple[str, str]]:
+    """(what, reason) of each site file of table ``name`` that was left out (``what`` names
+    the file and says what is wrong with it; ``reason`` as :class:`SiteFileError`'s)."""
+    load(name)
+    with _lock:
+        return list(_problems.get(name, ()))
+
+
+def report_problems(ctx, *names: str) -> None:
+    """Record each left-out site file of the tables ``names`` as a fault of the probe running
+    in ``ctx``, so the report's warnings say which file was not used and why."""
+    for name in names:
+        for what, reason in problems(name):
+            ctx.fault(what, reason)
 
 
 def reset() -> None:
     """Forget the parsed tables (the next lookup reads the files and ACCELGUI_DATA_DIRS again)."""
     with _lock:
         _cache.clear()
+        _problems.clear()

@@ -284,6 +284,9 @@ def probe(ctx) -> dict:
         "secure_boot": secure_boot(ctx),
         "out_of_tree_modules": out_of_tree_modules(ctx, kernel),
     }
+    from accelgui.probes import datafiles
+
+    datafiles.report_problems(ctx, "platforms.json", "vendors.json")    # vendors: no probe of their own
     return {"platform": result}
 
 

@@ -246,6 +246,9 @@ def _dt_gpus(ctx: ProbeContext, compat: list[str], platform: list[str], taken: s
 
 
 def probe(ctx: ProbeContext) -> dict:
+    from accelgui.probes import datafiles
+
+    datafiles.report_problems(ctx, "socs.json")
     compat = _strings(ctx, "proc/device-tree/compatible",
                       "sys/firmware/devicetree/base/compatible")
     model = (_strings(ctx, "proc/device-tree/model", "sys/firmware/devicetree/base/model")

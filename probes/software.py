@@ -615,6 +615,9 @@ def providers(packages: dict, budget_s: float = 3.5) -> tuple[list[str], list[st
 # ---------------------------------------------------------------------------------------
 
 def probe(ctx: ProbeContext) -> dict:
+    from accelgui.probes import datafiles
+
+    datafiles.report_problems(ctx, "runtimes.json")
     kits, libs_recorded = toolkits(ctx)
     envs = environments(ctx)
     software = {"packages": _union(envs), "toolkits": kits, "providers": [], "compilers": {},

@@ -123,15 +123,79 @@ def test_a_cloud_from_data_is_the_reports_cloud(reports):
     assert platform["virtualization"] == "kvm"
 
 
-def test_a_broken_site_table_is_a_clear_error(tmp_path):
+@pytest.fixture
+def site_dir(tmp_path, monkeypatch):
+    """An empty ACCELGUI_DATA_DIRS folder; the tables are read afresh before and after."""
     from accelgui.probes import datafiles
 
-    (tmp_path / "vendors.json").write_text("{not json")
-    os.environ["ACCELGUI_DATA_DIRS"] = str(tmp_path)
+    monkeypatch.setenv("ACCELGUI_DATA_DIRS", str(tmp_path))
+    datafiles.reset()
+    yield tmp_path
+    monkeypatch.delenv("ACCELGUI_DATA_DIRS")
+    datafiles.reset()
+
+
+def _left_out(site: Path, name: str, make) -> list[tuple[str, str]]:
+    from accelgui.probes import datafiles
+
+    make(site / name)
+    shipped = json.loads((ROOT / "probes/data" / name).read_text(encoding="utf-8"))
+    assert datafiles.load(name) == shipped          # the shipped table is kept whole
+    return datafiles.problems(name)
+
+
+@pytest.mark.parametrize(("name", "make", "reason", "why"), [
+    ("vendors.json", lambda p: p.write_text("{not json"), "unparseable", "vendors.json: not valid JSON"),
+    ("vendors.json", lambda p: p.write_text("[]"), "unparseable", "vendors.json: expected a JSON object"),
+    ("vendors.json", lambda p: p.write_text('{"vendors": {"acme": "Acme"}}'), "unparseable",
+     "vendors.json: vendors.acme: must be an object (got a string)"),
+    ("runtimes.json", lambda p: p.write_text('{"runtimes": {"acme_rt": {"name": "x", "detect": "libacme"}}}'),
+     "unparseable", "runtimes.json: runtimes.acme_rt.detect: must be a list (got a string)"),
+    ("socs.json", lambda p: p.write_text('{"platform_devices": [{"family": "acme", "kind": "npu"}]}'),
+     "unparseable", "socs.json: platform_devices[0]."),
+    ("platforms.json", lambda p: p.write_text(
+        '{"clouds": [{"provider": "acme", "when": {"fact": "sys_vendor", "equal": "Acme"}}]}'),
+     "unparseable", "platforms.json: clouds[0].when.equal: unknown field"),
+    ("vendors.json", lambda p: p.write_bytes(b" " * (5 << 20) + b"{}"), "unreadable", "larger than 4 MiB"),
+    ("vendors.json", lambda p: os.mkfifo(p), "not-a-file", "not a regular file"),
+    ("vendors.json", lambda p: p.symlink_to("/dev/zero"), "not-a-file", "not a regular file"),
+    ("vendors.json", lambda p: p.mkdir(), "not-a-file", "not a regular file"),
+])
+def test_a_broken_site_table_is_left_out_with_a_clear_reason(site_dir, name, make, reason, why):
+    ((what, got),) = _left_out(site_dir, name, make)
+    assert got == reason and why in what and str(site_dir) in what, what
+
+
+def test_a_site_table_behind_a_link_is_read(site_dir, tmp_path_factory):
+    from accelgui.probes import datafiles, ids
+
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "vendors.json"
+    elsewhere.write_text(json.dumps(SITE["vendors.json"]), encoding="utf-8")
+    (site_dir / "vendors.json").symlink_to(elsewhere)
+    ids._vendor_index.cache_clear()
     try:
-        datafiles.reset()
-        with pytest.raises(ValueError, match="vendors.json: not valid JSON"):
-            datafiles.load("vendors.json")
+        assert datafiles.problems("vendors.json") == []
+        assert ids.vendor_name("zephyr") == "Zephyr Silicon" and ids.vendor_name("nvidia") == "NVIDIA"
     finally:
-        del os.environ["ACCELGUI_DATA_DIRS"]
-        datafiles.reset()
+        ids._vendor_index.cache_clear()
+
+
+def test_a_left_out_site_table_is_a_warning_of_the_report(tmp_path):
+    """The report still comes, with the shipped tables, and says which file was not used."""
+    tree, site = _tree(tmp_path / "tree"), tmp_path / "site"
+    site.mkdir()
+    (site / "vendors.json").write_text('{"vendors": {"zephyr": {"name": "Zephyr", "pci": {"1ffe": 1}}}}')
+    (site / "runtimes.json").write_text("{not json")
+    env = {k: v for k, v in os.environ.items() if k != "ACCELGUI_FAMILY_DIRS"}
+    env["ACCELGUI_DATA_DIRS"] = str(site)
+    res = subprocess.run([sys.executable, "-m", "accelgui", "--probe", "--format", "json", "--sysroot", str(tree)],
+                         capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    report = json.loads(res.stdout)
+    probes = {p["name"]: p for p in report["probes"]}
+    assert probes["platform"]["status"] == probes["software"]["status"] == "partial"
+    (vendors,) = probes["platform"]["warnings"]
+    assert "vendors.json: vendors.zephyr.pci.1ffe: must be an object (got a number)" in vendors["path"]
+    assert "runtimes.json: not valid JSON" in probes["software"]["warnings"][0]["path"]
+    assert _pci(report)["vendor"] == "pci-1ffe"                 # the shipped table, unchanged
+    assert report["platform"]["cloud"] is None
