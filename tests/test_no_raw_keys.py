@@ -57,6 +57,7 @@ def _this_machine():
 
 REPORTS = {
     "rich": rich_report,
+    "rich, opened": rich_report,        # the same report opened from a file (report mode)
     "cpu-only": cpu_only_report,
     "minimal": _fixture("minimal"),
     "acc-dgx-h100": _probed("acc-dgx-h100"),
@@ -65,6 +66,7 @@ REPORTS = {
     "mac-m2-air-zh": _probed("mac-m2-air-zh"),
 }
 FULL = "rich"           # the report whose window is visited page by page, every page
+OPENED = {"rich, opened"}   # shown as an opened report file, not as this computer
 if os.environ.get("ACCELGUI_TEST_THIS_MACHINE") == "1":
     REPORTS["this-machine"] = _this_machine
 
@@ -154,7 +156,9 @@ class Visit:
             view.all_button.setChecked(False)
 
 
-def _window(qtbot, tmp_path, report) -> MainWindow:
+def _window(qtbot, tmp_path, report, opened: bool = False) -> MainWindow:
+    """A window showing ``report`` as this computer, or, ``opened``, as a report file opened
+    (the window says which machine it shows, Verify says it checks this computer)."""
     tree = TelemetryTree(tmp_path / "telemetry")
     nvml = monitor_nvml([gpu(0)])
 
@@ -169,9 +173,15 @@ def _window(qtbot, tmp_path, report) -> MainWindow:
     window.show()
     from accelgui.knowledge import load_knowledge
 
-    window.live_report = report
     window.kb = load_knowledge()
-    window.refresh()
+    if opened:
+        path = tmp_path / "shown.json"
+        path.write_text(report.to_json(), encoding="utf-8")
+        window.open_report_file(str(path))
+        qtbot.waitUntil(lambda: not window.showing_live and window.report is not None, timeout=30000)
+    else:
+        window.live_report = report
+        window.refresh()
     _settle(qtbot, window)
     return window
 
@@ -191,10 +201,10 @@ def _findings(seen: list[tuple[str, Seen]], lang: str, vocab: Vocabulary) -> lis
 @pytest.mark.parametrize("name", list(REPORTS))
 def test_no_page_shows_a_raw_key_in_either_language(qtbot, tmp_path, name):
     report = REPORTS[name]()
-    other = cpu_only_report() if name == "rich" else rich_report()
+    other = cpu_only_report() if REPORTS[name] is rich_report else rich_report()   # a report that differs
     other_path = tmp_path / "other.json"
     other_path.write_text(other.to_json(), encoding="utf-8")
-    window = _window(qtbot, tmp_path, report)
+    window = _window(qtbot, tmp_path, report, opened=name in OPENED)
     vocab = Vocabulary.of([report, other])
     full = name == FULL
     problems = _findings(Visit(qtbot, window, "en", str(other_path), full).all_pages(), "en", vocab)
