@@ -923,3 +923,19 @@ def test_the_inventory_textfile_says_what_the_machine_can_run():
     best = max(usable, key=lambda p: p["params_b"])
     assert f'can_run="{best["size"]} {best["quant"]} on ' in line
     assert 'can_run=""' in prometheus.render(report.replace(estimates=None, benchmarks=None))
+
+
+def test_prometheus_exports_the_median_every_face_shows():
+    """A real quick run with repeats: the benchmark textfile carries the median of the repeats
+    (the figure of the tables, charts and estimates), not the best one."""
+    from accelgui import benchmarks as bench
+
+    section = json.loads((Path(__file__).parent / "fixtures" / "bench" / "quick-2cpu-vm.json").read_text())
+    report = load("minimal").replace(benchmarks=section)
+    fams = parse_prometheus(prom(report, "benchmark"))
+    b = bench.read(report)
+    q = bench.quantity(b, "cpu.fma.fp64_gflops_mt")
+    assert q["statistic"] == "median" and q["value"] != bench.figure(b, "cpu.fma.fp64_gflops_mt")
+    got = value_of(fams, "accelgui_benchmark_compute_flop_per_second", precision="fp64", kernel="fma",
+                   threads="all")
+    assert got == pytest.approx(q["value"] * 1e9)

@@ -257,27 +257,28 @@ def _benchmark(m: Metrics, report) -> None:
           round(ts) if ts is not None and b else None)
     m.add("accelgui_benchmark_notices", "Notices about the benchmark run (disturbed, noisy, throttled)",
           len(bench_export.notice_texts(report)) if b else None)
+    def median(path: str):
+        """The figure every face shows: the median of the repeats (docs/benchmarks.md)."""
+        q = bench.quantity(b, path)
+        return q["value"] if q else None
+
     cpu = _sub(b, "cpu")
-    stream = _sub(cpu, "stream")
-    st = _sub(stream, "single_thread")
     bw = "accelgui_benchmark_memory_bandwidth_bytes_per_second"
-    m.add(bw, "Measured STREAM memory bandwidth per kernel (bytes per second)", None, kernel="", threads="")
+    m.add(bw, "Measured STREAM memory bandwidth per kernel, median of the repeats (bytes per second)", None,
+          kernel="", threads="")
     for kern in ("copy", "scale", "add", "triad"):
-        for threads, src in (("1", st), ("all", stream)):
-            m.add(bw, "", _scaled(src.get(f"{kern}_gbps"), GB), kernel=kern, threads=threads)
+        for threads, where in (("1", "cpu.stream.single_thread"), ("all", "cpu.stream")):
+            m.add(bw, "", _scaled(median(f"{where}.{kern}_gbps"), GB), kernel=kern, threads=threads)
     flops = "accelgui_benchmark_compute_flop_per_second"
-    m.add(flops, "Measured CPU compute throughput: FMA loops and BLAS GEMM (FLOP per second)", None,
-          precision="", kernel="", threads="")
-    fma = _sub(cpu, "fma")
+    m.add(flops, "Measured CPU compute throughput: FMA loops and BLAS GEMM, median of the repeats "
+          "(FLOP per second)", None, precision="", kernel="", threads="")
     for prec in ("fp64", "fp32"):
         for suffix, threads in (("1t", "1"), ("mt", "all")):
-            m.add(flops, "", _scaled(fma.get(f"{prec}_gflops_{suffix}"), GB), precision=prec, kernel="fma",
-                  threads=threads)
-    gemm = _sub(cpu, "gemm")
+            m.add(flops, "", _scaled(median(f"cpu.fma.{prec}_gflops_{suffix}"), GB), precision=prec,
+                  kernel="fma", threads=threads)
     for prec, blas in (("fp64", "dgemm"), ("fp32", "sgemm")):
-        value = common.num(gemm.get(f"{blas}_gflops"))
-        value = value if value is not None else common.num(gemm.get(f"{prec}_gflops"))
-        m.add(flops, "", _scaled(value, GB), precision=prec, kernel="gemm", threads="all")
+        m.add(flops, "", _scaled(median(f"cpu.gemm.{blas}_gflops"), GB), precision=prec, kernel="gemm",
+              threads="all")
     peak = "accelgui_benchmark_compute_peak_flop_per_second"
     m.add(peak, "Theoretical CPU FMA peak (FLOP per second)", None, precision="", kernel="", threads="")
     theory = common.theory_finder(b)
@@ -287,8 +288,8 @@ def _benchmark(m: Metrics, report) -> None:
                   threads=threads)
     m.add("accelgui_benchmark_latency_seconds", "Measured load-to-use latency per memory level", None,
           level="")
-    for level, v in _sub(cpu, "latency_ns").items():
-        m.add("accelgui_benchmark_latency_seconds", "", _scaled(v, NS), level=level)
+    for level in _sub(cpu, "latency_ns"):
+        m.add("accelgui_benchmark_latency_seconds", "", _scaled(median(f"cpu.latency_ns.{level}"), NS), level=level)
     roof = _sub(b, "roofline")
     m.add("accelgui_benchmark_roofline_peak_flop_per_second", "Roofline compute peak (FLOP per second)",
           _scaled(roof.get("peak_gflops"), GB))
@@ -303,19 +304,21 @@ def _benchmark(m: Metrics, report) -> None:
     g_peak = "accelgui_benchmark_gpu_memory_bandwidth_peak_bytes_per_second"
     g_flops = "accelgui_benchmark_gpu_compute_flop_per_second"
     g_xfer = "accelgui_benchmark_gpu_transfer_bytes_per_second"
-    m.add(g_bw, "Measured GPU device-memory bandwidth (bytes per second)", None, kernel="", **empty)
+    m.add(g_bw, "Measured GPU device-memory bandwidth, median of the repeats (bytes per second)", None,
+          kernel="", **empty)
     m.add(g_peak, "GPU memory bandwidth peak from the driver (bytes per second)", None, **empty)
-    m.add(g_flops, "Measured GPU compute throughput (FLOP per second)", None, precision="", kernel="",
-          **empty)
+    m.add(g_flops, "Measured GPU compute throughput, median of the repeats (FLOP per second)", None,
+          precision="", kernel="", **empty)
     m.add(g_xfer, "Measured host<->device copy bandwidth, pinned memory (bytes per second)", None,
           direction="", **empty)
     for e in common.gpu_entries(b):
         ident = _gpu_ident(report, b, e)
-        m.add(g_bw, "", _scaled(common.gpu_value(e, *common.GPU_TRIAD), GB), kernel="triad", **ident)
+        at = f"gpu.{e.get('index')}"
+        m.add(g_bw, "", _scaled(median(f"{at}.triad_gbps"), GB), kernel="triad", **ident)
         m.add(g_peak, "", _scaled(common.gpu_value(e, *common.GPU_PEAK_BW), GB), **ident)
-        m.add(g_flops, "", _scaled(common.gpu_value(e, *common.GPU_FP32), GB), precision="fp32", kernel="fma", **ident)
+        m.add(g_flops, "", _scaled(median(f"{at}.fp32_gflops"), GB), precision="fp32", kernel="fma", **ident)
         for direction in ("h2d", "d2h"):
-            m.add(g_xfer, "", _scaled(common.gpu_value(e, f"{direction}_gbps"), GB), direction=direction, **ident)
+            m.add(g_xfer, "", _scaled(median(f"{at}.{direction}_gbps"), GB), direction=direction, **ident)
 
 
 def _gpu_ident(report, b: dict, entry: dict) -> dict:
