@@ -208,25 +208,10 @@ def _parse(name: str, text: str, untrusted: bool = False) -> tuple[object, str |
 
 def _read_override(path: str) -> str:
     """A route file's text: a regular file only (a FIFO named *.json must not hang the
-    loader), at most _MAX_FILE_BYTES, UTF-8. Raises OSError/UnicodeDecodeError/ValueError."""
-    import stat
+    loader), at most _MAX_FILE_BYTES, UTF-8. Raises UnicodeDecodeError or ValueError."""
+    from accelgui.probes.datafiles import read_named_file
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError("not a regular file")
-        if st.st_size > _MAX_FILE_BYTES:
-            raise ValueError(f"larger than {_MAX_FILE_BYTES >> 20} MiB")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks).decode("utf-8")
+    return read_named_file(path, _MAX_FILE_BYTES).decode("utf-8")
 
 
 def _apply_overrides(directory: str, routes: dict, origins: dict, errors: list) -> None:

@@ -35,13 +35,13 @@ _cache: dict[str, dict] = {}
 _problems: dict[str, list[tuple[str, str]]] = {}
 
 
-class SiteFileError(ValueError):
-    """A site table that is left out: ``path`` names it, ``reason`` is one of the probe
-    warning reasons (``not-a-file``, ``unreadable``, ``unparseable``), the message says why."""
+class UnusableFileError(ValueError):
+    """A file a person named that is not used; ``reason`` is one of the probe warning reasons
+    (``not-a-file``, ``unreadable``, ``unparseable``), the message says why."""
 
-    def __init__(self, path: str, reason: str, why: str):
-        super().__init__(f"{path}: {why}")
-        self.path, self.reason = path, reason
+    def __init__(self, reason: str, why: str):
+        super().__init__(why)
+        self.reason = reason
 
 
 def _merge(base: dict, extra: dict) -> dict:
@@ -57,40 +57,45 @@ def _merge(base: dict, extra: dict) -> dict:
     return out
 
 
-def _read_site_file(path: str) -> bytes:
-    """The bytes of a site file; SiteFileError for one that is not a regular file (a FIFO is
-    refused without waiting on it) or is larger than SITE_FILE_MAX_BYTES."""
+def read_named_file(path: str, max_bytes: int) -> bytes:
+    """The bytes of a file a person named (a site table here, a route override file in
+    :mod:`accelgui.knowledge`), links followed; UnusableFileError for one that is not a regular
+    file (a FIFO is refused without waiting on it), is larger than ``max_bytes`` or cannot be
+    opened."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
-        raise SiteFileError(path, "unreadable", f"could not be read ({exc.strerror})") from None
+        raise UnusableFileError("unreadable", exc.strerror or str(exc)) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise SiteFileError(path, "not-a-file", "not a regular file: not read")
+            raise UnusableFileError("not-a-file", "not a regular file")
         chunks, total = [], 0
-        while st.st_size <= SITE_FILE_MAX_BYTES and total <= SITE_FILE_MAX_BYTES:
-            chunk = os.read(fd, SITE_FILE_MAX_BYTES + 1 - total)     # it may grow while read
+        while st.st_size <= max_bytes and total <= max_bytes:
+            chunk = os.read(fd, max_bytes + 1 - total)      # it may grow while it is read
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
     finally:
         os.close(fd)
-    if st.st_size > SITE_FILE_MAX_BYTES or total > SITE_FILE_MAX_BYTES:
-        raise SiteFileError(path, "unreadable", f"larger than {SITE_FILE_MAX_BYTES >> 20} MiB: not read")
+    if st.st_size > max_bytes or total > max_bytes:
+        raise UnusableFileError("unreadable", f"larger than {max_bytes >> 20} MiB")
     return b"".join(chunks)
 
 
 def _site_table(path: str) -> dict:
-    """The parsed site file at ``path``; SiteFileError when it cannot be one."""
-    data = _read_site_file(path)
+    """The parsed site file at ``path``; UnusableFileError when it cannot be one."""
+    try:
+        data = read_named_file(path, SITE_FILE_MAX_BYTES)
+    except UnusableFileError as exc:
+        raise UnusableFileError(exc.reason, f"cannot read: {exc}") from None
     try:
         table = json.loads(data.decode("utf-8"))
     except ValueError as exc:       # UnicodeDecodeError and JSONDecodeError both
-        raise SiteFileError(path, "unparseable", f"not valid JSON ({exc})") from None
+        raise UnusableFileError("unparseable", f"not valid JSON ({exc})") from None
     if not isinstance(table, dict):
-        raise SiteFileError(path, "unparseable", "expected a JSON object")
+        raise UnusableFileError("unparseable", "expected a JSON object")
     return table
 
 
@@ -118,9 +123,9 @@ def _with_sites(name: str, table: dict) -> tuple[dict, list[tuple[str, str]]]:
             merged = _merge(table, _site_table(path))
             problem = _schema_problem(name, merged)
             if problem is not None:
-                raise SiteFileError(path, "unparseable", problem)
-        except SiteFileError as exc:
-            left_out.append((f"{ENV_DIRS} {exc}", exc.reason))
+                raise UnusableFileError("unparseable", problem)
+        except UnusableFileError as exc:
+            left_out.append((f"{ENV_DIRS} {path}: {exc}", exc.reason))
             continue
         table = merged
     return table, left_out
@@ -142,7 +147,7 @@ def load(name: str) -> dict:
 
 def problems(name: str) -> list[tuple[str, str]]:
     """(what, reason) of each site file of table ``name`` that was left out (``what`` names
-    the file and says what is wrong with it; ``reason`` as :class:`SiteFileError`'s)."""
+    the file and says what is wrong with it; ``reason`` as :class:`UnusableFileError`'s)."""
     load(name)
     with _lock:
         return list(_problems.get(name, ()))
