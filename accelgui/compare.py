@@ -16,7 +16,7 @@ import json
 from accelgui import benchmarks, l10n
 from accelgui.export import benchmarks as bench_export
 from accelgui.export import common
-from accelgui.export.labels import field_label
+from accelgui.export.labels import field_label, toolkit_label
 from accelgui.report import Report, device_text, load_report
 
 FORMATS = ("text", "markdown", "html", "json")
@@ -150,7 +150,8 @@ def _software(da: dict, db: dict, lang: str) -> list[dict]:
                 continue
             va = None if k not in ga else (va if va is not None else "?")
             vb = None if k not in gb else (vb if vb is not None else "?")
-            out.append(_change("software", f"{group}: {k}", va, vb, _t(f"software.{group}", lang, name=k),
+            name = toolkit_label(k, lang) if group == "toolkits" else k
+            out.append(_change("software", f"{group}: {k}", va, vb, _t(f"software.{group}", lang, name=name),
                                key="version", major=group == "toolkits"))
     return out + _added_removed("software", set(sa.get("providers") or []), set(sb.get("providers") or []),
                                 lambda p: _t("software.provider", lang, name=p), "provider", True)

@@ -82,3 +82,28 @@ def field_path_words(path: str, lang: str = "en") -> str:
 def in_words(text: str, lang: str = "en") -> str:
     """``text`` with every report field path in it replaced by words."""
     return _FIELD_PATH.sub(lambda m: field_path_words(m.group(0), lang), text) if text else text
+
+
+def toolkit_label(toolkit_id: str, lang: str = "en") -> str:
+    """A toolkit or driver of the report's ``software.toolkits`` by its product name: the
+    catalogue's (``app.hw.toolkit.<id>``), else the runtime table's name
+    (``probes/data/runtimes.json``, "the CUDA toolkit" -> "CUDA toolkit"), else the id in words."""
+    text = known("app.hw.toolkit." + toolkit_id, lang, None)
+    if text is not None:
+        return text
+    from accelgui.probes.software import runtime_table
+
+    entry = (runtime_table().get("runtimes") or {}).get(toolkit_id)
+    name = str(entry.get("name") or "") if isinstance(entry, dict) else ""
+    name = name[4:] if name.startswith("the ") else name
+    return (name[:1].upper() + name[1:]) if name else field_label(toolkit_id, lang)
+
+
+def vendor_label(vendor: str | None, lang: str = "en") -> str | None:
+    """How a vendor spells itself (``probes/data/vendors.json``: "nvidia" -> "NVIDIA"), else
+    the report's own word; None for none."""
+    if not vendor:
+        return None
+    from accelgui.probes.ids import vendor_name
+
+    return vendor_name(vendor, lang) or vendor

@@ -11,7 +11,7 @@ from accelgui.export.common import num
 from accelgui.export.estimates import estimate_sections
 from accelgui.export.facts import (cache_text, cpu_topology, device_highlights, device_memory,
                                    dmi_text, hostname_text, is_redacted, key_features)
-from accelgui.export.labels import label, word
+from accelgui.export.labels import label, toolkit_label, vendor_label, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, or_unknown
 from accelgui.export.advice import goal_line, start_rows
 from accelgui.export.route_text import first_reason_text, first_step_text, route_title
@@ -73,7 +73,8 @@ def build_sections(report, lang: str = "en") -> list[Table]:
     clock = cpu_clock_text(report, lang)
     cpu_rows = [
         [L("model"), U(c.model_name)],
-        [L("vendor"), " / ".join(x for x in (label_text(c.vendor), label_text(c.vendor_id)) if x) or L("unknown")],
+        [L("vendor"), " / ".join(x for x in (label_text(vendor_label(c.vendor, lang)), label_text(c.vendor_id))
+                                 if x) or L("unknown")],
         [L("arch"), U(c.arch)], [L("uarch"), U(c.microarchitecture)],
         [L("topology"), cpu_topology(c, lang)],
         [L("logical_cpus"), U(c.logical_cpus)], [L("numa_nodes"), U(c.numa_nodes)],
@@ -100,7 +101,8 @@ def build_sections(report, lang: str = "en") -> list[Table]:
         fix = clean(l10n.field_text(d, "fix", lang))
         why = clean(l10n.field_text(d, "readiness_reason", lang))
         remedy = f"{why} — {fix}" if why and fix else (fix or why)
-        dev_rows.append([str(i), kind, label_text(d.vendor) or L("unknown"), label_text(d.name) or L("unknown"),
+        dev_rows.append([str(i), kind, label_text(vendor_label(d.vendor, lang)) or L("unknown"),
+                         label_text(d.name) or L("unknown"),
                          where or L("unknown"), ids, label_text(d.driver) or L("none"),
                          fmt_bytes(mem, lang) if mem is not None else "",
                          word(d.readiness, lang), remedy,
@@ -121,7 +123,8 @@ def build_sections(report, lang: str = "en") -> list[Table]:
                           [[label_text(k), clean(v) or L("unknown")] for k, v in sorted((sw.packages or {}).items())],
                           note=None if sw.packages else L("none"), level=3))
     sections.append(Table("toolkits", L("toolkits"), [L("name"), L("pkg_version")],
-                          [[label_text(k), clean(v) or L("unknown")] for k, v in sorted((sw.toolkits or {}).items())],
+                          [[label_text(toolkit_label(k, lang)), clean(v) or L("unknown")]
+                           for k, v in sorted((sw.toolkits or {}).items())],
                           note=None if sw.toolkits else L("none"), level=3))
     if sw.compilers:
         sections.append(Table("compilers", L("compilers"), [L("name"), L("pkg_version")],

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
 
 from accelgui import l10n
 from accelgui.export import common as C
-from accelgui.export.labels import field_label, known
+from accelgui.export.labels import field_label, known, toolkit_label
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
                                        source_text)
@@ -308,7 +308,7 @@ def _versions(items: dict, lang: str, named: bool = False) -> list[Row]:
         version = v.get("version") if isinstance(v, dict) else v
         shown = C.clean(name)
         if named:
-            shown = known("app.hw.toolkit." + str(name), lang, None) or field_label(str(name), lang)
+            shown = toolkit_label(str(name), lang)
         rows.append(Row(shown, C.clean(version) or C.label("unknown", lang), "package " + str(name)))
     return rows
 
