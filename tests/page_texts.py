@@ -15,7 +15,8 @@ the label of its row.
   the catalogue; in a header or a label cell, any snake_case identifier. The names of programs
   and functions that a route's prose mentions (``benchmark_app``, ``quantize_dynamic``) are
   words of that prose, and data the report holds as a name (a driver such as ``intel_vpu``, a
-  CPU feature such as ``avx512_vnni``, a package) is data, never a key;
+  CPU feature such as ``avx512_vnni``, a package) is data, never a key, but the name of one of
+  accelgui's own probes (``gpu_nvidia``) or a measured point's label (``stream_triad``) is an id;
 - a dotted path whose first part is a report section, a benchmark section or a message
   catalogue area (``memory.available_bytes``, ``cpu.fma.accumulators``, ``app.label.x``);
 - a table or tree label cell that is exactly a report field name (``contract``);
@@ -49,7 +50,9 @@ NAME_HEADINGS = re.compile(
     re.IGNORECASE)
 # the keys of a report whose string values are names (of a driver, a module, a package, a host)
 NAME_FIELDS = re.compile(r"(^|_)(name|names|driver|drivers|module|modules|provider|providers|"
-                         r"kernel|hostname|model|vendor|path|compiler|blas|label|features|flags)$")
+                         r"kernel|hostname|model|vendor|path|compiler|blas|features|flags)$")
+# the records of the program's own parts: their names are ids (a probe "gpu_nvidia"), not data
+OWN_PARTS = re.compile(r"^probes$")
 # maps of a report keyed by names, not by fields (``software.packages``: {"torch": "2.5.1"})
 NAME_KEYED = re.compile(r"(^|\.)(packages|compilers|environments|providers)$")
 
@@ -240,7 +243,9 @@ def _walk(obj, path: str, keys: set, names: set) -> None:
                 names.update(re.findall(r"[\w.-]+", key))
             elif re.fullmatch(r"[a-z][a-z0-9_]*", key):
                 keys.add(key)
-            if isinstance(value, str) and (keyed_by_names or NAME_FIELDS.search(key)):
+            if isinstance(value, str) and OWN_PARTS.match(path) and key == "name":
+                keys.add(value)                     # the id of one of accelgui's probes
+            elif isinstance(value, str) and (keyed_by_names or NAME_FIELDS.search(key)):
                 names.update(re.findall(r"[\w.-]+", value))
             _walk(value, f"{path}.{key}" if path else key, keys, names)
     elif isinstance(obj, list):
@@ -268,8 +273,7 @@ def _schema_keys(node, out: set) -> None:
 
 
 def contract_keys() -> set[str]:
-    """The field names of the report contract, the reference tables' columns and the
-    catalogue's message names (their snake_case parts)."""
+    """The field names of the report contract and the reference tables' columns."""
     out: set[str] = set()
     with open(os.path.join(ROOT, "accelgui", "report.schema.json"), encoding="utf-8") as f:
         _schema_keys(json.load(f), out)
@@ -277,6 +281,12 @@ def contract_keys() -> set[str]:
 
     for table in facts_document(None, "en")["tables"]:
         out.update(c for c in table["columns"] if "_" in c)
+    return out
+
+
+def catalogue_ids() -> set[str]:
+    """The snake_case parts of the catalogue's message ids: ids the program has words for."""
+    out: set[str] = set()
     folder = os.path.join(ROOT, "accelgui", "l10n", "en")
     for name in os.listdir(folder):
         if name.endswith(".json"):
@@ -286,10 +296,10 @@ def contract_keys() -> set[str]:
 
 
 def _message_names(node, out: set) -> None:
+    """The snake_case parts of the catalogue's message ids ("app.hw.probe.gpu_drm": gpu_drm)."""
     if isinstance(node, dict):
         for key, value in node.items():
-            if re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)+", key):
-                out.add(key)
+            out.update(p for p in key.split(".") if re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)+", p))
             _message_names(value, out)
 
 
@@ -301,16 +311,19 @@ def family_ids() -> set[str]:
 
 @dataclass
 class Vocabulary:
-    """The keys of the reports shown (their field names, at every depth), the names they hold
-    as data, the first parts of dotted keys, and the family ids."""
+    """The keys of the reports shown (their field names, at every depth), the ids the catalogue
+    has words for, the names the reports hold as data, the first parts of dotted keys, and the
+    family ids."""
     keys: set = field(default_factory=set)
+    catalogue: set = field(default_factory=set)
     names: set = field(default_factory=set)
     sections: set = field(default_factory=set)
     families: set = field(default_factory=set)
 
     @classmethod
     def of(cls, reports) -> Vocabulary:
-        vocab = cls(keys=contract_keys(), families=family_ids(), sections=catalogue_areas())
+        vocab = cls(keys=contract_keys(), catalogue=catalogue_ids(), families=family_ids(),
+                    sections=catalogue_areas())
         for report in reports:
             data = report.to_dict() if hasattr(report, "to_dict") else report
             _walk(data, "", vocab.keys, vocab.names)
@@ -353,12 +366,14 @@ def raw_keys(seen: Seen, vocab: Vocabulary) -> list[str]:
         parts = token.split(".")
         if parts[-1] in FILE_ENDINGS or token in vocab.names:
             continue
-        if parts[0] in vocab.sections or any("_" in p and p in vocab.keys for p in parts):
+        if parts[0] in vocab.sections or any("_" in p and (p in vocab.keys or p in vocab.catalogue)
+                                             for p in parts):
             found.append(f"dotted key {token!r}")
     words = DOTTED.sub(" ", words)
     any_snake = seen.label_cell or seen.where.endswith(" header")
     for match in SNAKE.finditer(words):
         token = match.group(0)
-        if token not in vocab.names and (any_snake or token in vocab.keys):
+        named = token in vocab.names and token not in vocab.catalogue     # data, not an id
+        if not named and (any_snake or token in vocab.keys or token in vocab.catalogue):
             found.append(f"snake_case key {token!r}")
     return found

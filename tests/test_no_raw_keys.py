@@ -254,6 +254,14 @@ def test_the_rule_finds_family_ids_cut_values_and_field_labels(seen):
     assert raw_keys(seen, _vocab()), seen
 
 
+def test_a_probe_is_named_in_words_not_by_its_id():
+    vocab = Vocabulary.of([{"probes": [{"name": "gpu_nvidia", "status": "ok"}],
+                            "devices": [{"name": "NVIDIA H100", "driver": "nvidia_drm"}]}])
+    assert raw_keys(Seen("cell", "Probe gpu_nvidia", "What", "", True, True), vocab)
+    assert not raw_keys(Seen("cell", "nvidia_drm", "", "Driver", True), vocab)
+    assert raw_keys(Seen("QLabel", "peak of stream_triad"), _vocab())     # a point's label is an id
+
+
 @pytest.mark.parametrize("seen", [
     Seen("QLabel", "pip install onnxruntime-gpu cupy-cuda12x"),
     Seen("QLabel", "Set <code>XLA_FLAGS=--xla_force_host_platform_device_count=8</code> first"),
