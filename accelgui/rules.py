@@ -349,9 +349,6 @@ def device_segment(dev: dict) -> str | None:
     family = dev.get("family") or details.get("family")
     if any(r.get("family") == family for r in support.rows("datacentre_families")):
         return "data-centre"
-    if dev.get("kind") == "tpu" and dev.get("bus") == "pci" and dev.get("vendor") == "google" \
-            and "edge" not in (dev.get("name") or "").lower():
-        return "data-centre"
     name = dev.get("name") or ""
     for row in support.rows("segments_by_name"):
         if re.search(row.get("pattern") or "(?!)", name):

@@ -199,3 +199,15 @@ def test_a_left_out_site_table_is_a_warning_of_the_report(tmp_path):
     assert "runtimes.json: not valid JSON" in probes["software"]["warnings"][0]["path"]
     assert _pci(report)["vendor"] == "pci-1ffe"                 # the shipped table, unchanged
     assert report["platform"]["cloud"] is None
+
+
+def test_a_devices_segment_comes_from_data_not_from_its_vendors_name():
+    """A vendor's devices are judged by their records and the tables, never by a vendor
+    named in the code: two TPUs alike but for the vendor get the same segment."""
+    from accelgui import rules
+
+    def tpu(vendor: str) -> dict:
+        return {"kind": "tpu", "bus": "pci", "vendor": vendor, "name": "TPU v9"}
+
+    assert rules.device_segment(tpu("google")) == rules.device_segment(tpu("zephyr"))
+    assert rules.device_segment(dict(tpu("zephyr"), family="google-tpu")) == "data-centre"
