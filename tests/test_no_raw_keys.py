@@ -126,6 +126,9 @@ class Visit:
         for row in range(min(view.table.rowCount(), 4)):        # each row's plots
             view.table.selectRow(row)
             self.collect(page)
+        view.overlay.setChecked(True)           # every device on the plots: their legends
+        self.collect(page + "/overlay")
+        view.overlay.setChecked(False)
 
     def _routes(self, page: str) -> None:
         view = self.window.routes
