@@ -191,8 +191,8 @@ def _flat() -> Callable[[Any], str]:
         flat: Callable[[Any], str] = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "),
                                                       default=_fields_of).encode
         try:        # the C encoder made once, not per call as JSONEncoder.encode does
-            make = encoder.c_make_encoder(None,  # type: ignore[attr-defined]  # (not in typeshed) _fields_of, encoder.encode_basestring, None,
-                                          ": ", ", ", False, False, True)
+            make = encoder.c_make_encoder(  # type: ignore[attr-defined]  # not in typeshed
+                None, _fields_of, encoder.encode_basestring, None, ": ", ", ", False, False, True)
             make("", 0)
 
             def flat_c(value: Any, _make: Any = make, _join: Callable[..., str] = "".join) -> str:

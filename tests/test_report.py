@@ -140,6 +140,21 @@ def test_json_layout_indents_nesting_and_keeps_flat_values_on_one_line():
     assert "\n" not in one and json.loads(one) == json.loads(text)
 
 
+def test_json_is_written_by_the_c_encoder_where_python_has_one():
+    """The flat parts go through json's C encoder made once (the pure-Python path is the
+    fallback for interpreters without one), and both write the same text."""
+    from json import encoder
+
+    from accelgui import report as report_module
+
+    if encoder.c_make_encoder is None:
+        pytest.skip("this Python has no C JSON encoder")
+    flat = report_module._flat()
+    assert flat.__name__ == "flat_c"
+    value = {"a": [1, 2.5, None, True], "b": "x \u4e2d", "c": Cpu(model_name="m")}
+    assert flat(value) == json.dumps(value, ensure_ascii=False, default=lambda r: r.__dict__)
+
+
 # --------------------------------------------------------------------------- bounded strings
 
 def test_a_saved_report_with_huge_strings_is_read_cut_to_the_documented_lengths(tmp_path):
