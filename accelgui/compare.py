@@ -16,7 +16,7 @@ import json
 from accelgui import benchmarks, l10n
 from accelgui.export import benchmarks as bench_export
 from accelgui.export import common
-from accelgui.export.labels import field_label, toolkit_label
+from accelgui.export.labels import field_label, probe_label, toolkit_label
 from accelgui.report import Report, device_text, load_report
 
 FORMATS = ("text", "markdown", "html", "json")
@@ -206,7 +206,8 @@ def _routes_probes(da: dict, db: dict, lang: str, titles: dict) -> list[dict]:
             va, vb = xa.get(name, {}).get("status"), xb.get(name, {}).get("status")
             if va == vb:
                 continue
-            label = (titles.get(name) or name) if section == "routes" else _t("probe", lang, name=name)
+            label = (titles.get(name) or name) if section == "routes" else \
+                _t("probe", lang, name=probe_label(name, lang))
             major = section == "routes" or va in _BAD_PROBE or vb in _BAD_PROBE
             out.append(_change(section, name, va, vb, label, key="status", major=major))
     return out

@@ -94,7 +94,7 @@ def test_text_summary_lists_every_device_and_the_essentials():
     assert "First step: Check the driver and install a GPU framework" in out   # the first step by its title
     assert "gpu.setup-check" not in out
     assert "largest LLM that fits" in out                             # estimates
-    assert re.search(r"opencl +error", out) and re.search(r"rocm +timeout", out)   # probe failures
+    assert re.search(r"OpenCL +error", out) and re.search(r"ROCm +timeout", out)   # probe failures, in words
     assert "memory.available_bytes" not in out and "benchmarks.cpu" not in out     # sources in words
 
 

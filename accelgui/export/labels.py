@@ -107,3 +107,9 @@ def vendor_label(vendor: str | None, lang: str = "en") -> str | None:
     from accelgui.probes.ids import vendor_name
 
     return vendor_name(vendor, lang) or vendor
+
+
+def probe_label(name, lang: str = "en") -> str:
+    """A probe's name in words ("pci" -> "PCI bus"); a probe the catalogue lacks by its name,
+    its words apart ("gpu_x" -> "gpu x")."""
+    return known("app.hw.probe." + str(name), lang, None) or str(name).replace("_", " ")

@@ -11,7 +11,7 @@ from accelgui.export.common import num
 from accelgui.export.estimates import estimate_sections
 from accelgui.export.facts import (cache_text, cpu_topology, device_highlights, device_memory,
                                    dmi_text, hostname_text, is_redacted, key_features)
-from accelgui.export.labels import label, toolkit_label, vendor_label, word
+from accelgui.export.labels import label, probe_label, toolkit_label, vendor_label, word
 from accelgui.export.numbers import fmt_bytes, fmt_num, or_unknown
 from accelgui.export.advice import goal_line, start_rows
 from accelgui.export.route_text import first_reason_text, first_step_text, route_title
@@ -158,7 +158,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
     for pr in report.probes:
         warnings = [clean(l10n.field_text(w, "reason", lang)) for w in getattr(pr, "warnings", None) or []
                     if isinstance(w, dict)]        # inputs the probe could not use
-        prow.append([label_text(pr.name), word(pr.status, lang),
+        prow.append([label_text(probe_label(pr.name, lang)), word(pr.status, lang),
                      fmt_num(round(pr.elapsed_ms, 1)) if num(pr.elapsed_ms) is not None else "",
                      "; ".join(x for x in [clean(pr.error)] + warnings if x)])
         pstat.append(pr.status)

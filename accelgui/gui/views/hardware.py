@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
 
 from accelgui import l10n
 from accelgui.export import common as C
-from accelgui.export.labels import field_label, known, toolkit_label
+from accelgui.export.labels import field_label, known, probe_label, toolkit_label
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
                                        source_text)
@@ -322,11 +322,6 @@ def _software(report, lang: str) -> Page:
     providers = [Row(C.clean(p), "", "provider") for p in sw.providers or []]
     groups.append(Group(_t("group.providers", lang), providers or [Row(C.label("none", lang), "", "providers")]))
     return Page("software", _t("page.software", lang), groups)
-
-
-def probe_label(name, lang: str) -> str:
-    """A probe's name in words ("pci" -> "PCI bus"); a probe the catalogue lacks by its name."""
-    return known("app.hw.probe." + str(name), lang, None) or field_label(str(name), lang)
 
 
 def _probes(report, lang: str) -> Page:
