@@ -646,6 +646,8 @@ try:
         out.append("torch:rocm" if getattr(torch.version, "hip", None) else "torch:cuda")
     if hasattr(torch, "xpu") and torch.xpu.is_available():
         out.append("torch:xpu")
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        out.append("torch:mps")
 except Exception:
     pass
 try:
