@@ -30,9 +30,8 @@ A condition is a JSON object:
 from __future__ import annotations
 
 import re
-TYPE_CHECKING = False
-if TYPE_CHECKING:       # typing's names for checkers only: importing typing costs the probe 5 ms
-    from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # "<family with a digit>.<size>" (m5.xlarge, n2-standard-8.x): one dot, a digit before it;
 # matched in two linear steps (one pattern with two [a-z0-9-]* around \d is quadratic)
