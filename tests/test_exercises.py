@@ -173,6 +173,57 @@ def test_exiting_early_or_an_error_fails_and_says_why(tmp_path, exercise, code, 
     assert res["status"] == "failed" and said in res["checks"][-1]["detail"]
 
 
+_FAKE = ('{"versions": {}, "missing": [], "checks": [{"name": "x", "ok": true, "detail": ""}], '
+         '"figures": {"speedup_over_loops": 1e6}}')
+_CHEATS = {
+    # a verdict written at exit, into the working folder (where the result file used to be)
+    "atexit-result": "import atexit, os\natexit.register(lambda: open(os.path.join(os.getcwd(), 'result.json'), 'w')"
+                     f".write({_FAKE!r}))\n",
+    # a verdict written into every open descriptor, now and from a thread that keeps at it
+    "descriptors": "import os, threading, time\nfake = %r.encode()\ndef spam(n=1):\n    for _ in range(n):\n"
+                   "        for fd in range(3, 40):\n            try:\n                os.lseek(fd, 0, 0); os.write(fd, fake)"
+                   "; os.ftruncate(fd, len(fake))\n            except OSError:\n                pass\n        time.sleep(0.0005)\n"
+                   "spam()\nthreading.Thread(target=spam, args=(10**9,), daemon=True).start()\n" % _FAKE,
+    # a background process rewriting the result file once the grader has written it
+    "background": "import os, subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(5)'], "
+                  "start_new_session=True)\n",
+    # the grader's own methods replaced
+    "grade-class": "import sys\nG = sys.modules['__main__'].Grade\nG.check = lambda self, name, ok, detail='': "
+                   "(self.checks.append({'name': name, 'ok': True, 'detail': ''}) or True)\n"
+                   "G.figure = lambda self, name, value: self.figures.__setitem__(name, 1e6)\n",
+    # the grader's instance found on the stack and its methods replaced
+    "grade-instance": "import sys\nf = sys._getframe(1)\nwhile 'g' not in f.f_locals:\n    f = f.f_back\n"
+                      "g = f.f_locals['g']\ng.check = lambda name, ok, detail='': True\n"
+                      "g.figure = lambda name, value: g.figures.__setitem__(name, 1e6)\n",
+    # numpy's comparison, and the clock, replaced
+    "allclose": "import numpy as np\nnp.allclose = lambda *a, **k: True\n",
+    "clock": "import time\n_real = time.perf_counter\ntime.perf_counter = lambda: _real() / 1000\n",
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(_CHEATS))
+def test_code_that_writes_the_verdict_instead_of_earning_it_fails(tmp_path, cheat):
+    """A wrong answer (zeros) plus each way of forging the verdict: every one fails."""
+    m = ALL["cpu-vectorise"]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
+        fh.write(_CHEATS[cheat] + "import numpy as np\n\ndef pairwise_sq_distances(X, Y):\n"
+                 "    return np.zeros((len(X), len(Y)))\n")
+    res = exercises.grade(m["step"], ws, report=_report(m))
+    assert res["status"] == "failed", (cheat, res)
+
+
+def test_a_correct_but_slow_answer_with_a_doctored_clock_is_found_out(tmp_path):
+    m = ALL["cpu-vectorise"]
+    ws = _workspace(tmp_path, m, "naive")
+    path = os.path.join(ws, m["files"][0])
+    code = open(path, encoding="utf-8").read()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(_CHEATS["clock"] + code)
+    res = exercises.grade(m["step"], ws, report=_report(m))
+    assert res["status"] == "failed" and any(c["name"] == "grader-intact" for c in res["checks"]), res
+
+
 # --------------------------------------------------------------------------- targets and figures
 
 def test_a_ratio_target_uses_this_machines_benchmark_then_the_graders_baseline():

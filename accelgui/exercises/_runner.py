@@ -10,22 +10,98 @@ learner's code prints (say "PASS") is output, not a verdict. accelgui compares t
 the exercise's targets and this machine's own measurements.
 
 Exit status 3 (and ``missing`` in the result) when a package the exercise needs is absent.
+
+The learner's code runs in this process, so the runner guards the verdict against code that
+tries to write it instead of earning it: the result is written last, over whatever the file
+holds, by the runner's own file descriptor, and the process ends at once (``os._exit``: no
+``atexit`` handler or leftover thread of the learner's runs after it); the working directory is
+the scratch folder, not the result's; once the learner's module is loaded an audit hook (PEP 578)
+refuses new processes, threads but the grader's, the garbage collector's object lists, trace
+functions and reads of ``/proc/*/{fd,mem,cmdline,environ}``; and every function or class of a
+module loaded before the learner's code (``time.perf_counter``, ``numpy.allclose``, the
+builtins...), and of the grader's ``g``, is compared with what it was: one replaced fails the
+check ``grader-intact``. The grader's clock is taken before any learner code runs. This stops a
+learner's shortcut, not a determined attack on the interpreter (code that edits the grader's
+lists through its stack frames, or compiled code loaded with ctypes, can do anything).
 """
 
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
+import threading
 import time
 import traceback
+
+_CLOCK = time.perf_counter        # taken before any learner code: the grader's own clock
+_BLOCKED = frozenset((
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys.settrace",
+    "sys.setprofile", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+    "os.forkpty", "os.startfile", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill",
+))
+_PROC = re.compile(r"^/proc/(?:self|thread-self|\d+)/(?:task/\d+/)?(?:fd|fdinfo|map_files|mem|cmdline|environ)\b")
+
+
+class _Guard:
+    """The audit hook (armed once the learner's module loads) and the snapshot of every loaded
+    module's functions and classes, taken before any learner code runs."""
+
+    def __init__(self, protected):
+        self.armed = False
+        self.grader_file = None
+        self.trusted = False
+        self.refused = []
+        self.protected = tuple(protected)
+        self.snapshot = []
+
+    @staticmethod
+    def _functions(extra=()):
+        """[(module, name, value)] of every function and class of the loaded modules (and of
+        ``extra`` modules, the grader's own)."""
+        out = []
+        for module in [m for n, m in list(sys.modules.items()) if not n.startswith("learner_")] + list(extra):
+            try:
+                items = list(vars(module).items())
+            except TypeError:
+                continue
+            out += [(module, key, value) for key, value in items if callable(value)]
+        return out
+
+    def replaced(self):
+        """'module.name' of each function or class that is no longer what it was."""
+        out = [f"{getattr(m, '__name__', '?')}.{k}" for m, k, v in self.snapshot if vars(m).get(k, v) is not v]
+        for cls, attrs in self.protected:
+            out += [f"{cls.__name__}.{k}" for k, v in attrs.items() if cls.__dict__.get(k) is not v]
+        return sorted(set(out))
+
+    def _from_grader(self):
+        """Whether the code starting a thread is the grader's (the first caller outside threading)."""
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename == threading.__file__:
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename == self.grader_file
+
+    def hook(self, event, args):
+        if not self.armed or self.trusted:
+            return
+        refused = event in _BLOCKED
+        if event == "open" and args and isinstance(args[0], (str, bytes)) and _PROC.match(os.fsdecode(args[0])):
+            refused = True
+        if event == "_thread.start_new_thread":      # the grader's threads only (the ring all-reduce)
+            refused = not self._from_grader()
+        if refused:
+            self.refused.append(event)
+            raise PermissionError(f"the grader does not allow {event} while it grades your code")
 
 
 class Grade:
     """What a grader sees: the workspace, a seed, a scratch folder; what it records: checks
     (name, passed, detail) and figures (name -> number)."""
 
-    def __init__(self, workspace, seed, scratch):
+    def __init__(self, workspace, seed, scratch, on_learner=None):
+        self._on_learner = on_learner
         self.workspace = os.path.abspath(workspace)
         self.seed = int(seed)
         self.scratch = scratch
@@ -49,6 +125,8 @@ class Grade:
     def learner(self, module):
         """The learner's ``module``.py from the workspace, imported afresh under a private name."""
         path = self.path(module + ".py")
+        if self._on_learner is not None:
+            self._on_learner()
         spec = importlib.util.spec_from_file_location(f"learner_{module}_{self.seed}", path)
         mod = importlib.util.module_from_spec(spec)
         sys.path.insert(0, self.workspace)
@@ -63,17 +141,22 @@ class Grade:
             return fh.read()
 
     @staticmethod
+    def clock():
+        """The grader's clock (time.perf_counter as it was before any learner code ran)."""
+        return _CLOCK()
+
+    @staticmethod
     def best_time(fn, repeats=5, budget_s=5.0):
         """The fastest of ``repeats`` timed calls of ``fn()`` (fewer when a call is slow: the
         calls stop once ``budget_s`` has passed)."""
         best = None
-        end = time.perf_counter() + budget_s
+        end = _CLOCK() + budget_s
         for _ in range(max(1, repeats)):
-            t0 = time.perf_counter()
+            t0 = _CLOCK()
             fn()
-            took = time.perf_counter() - t0
+            took = _CLOCK() - t0
             best = took if best is None else min(best, took)
-            if time.perf_counter() > end:
+            if _CLOCK() > end:
                 break
         return best
 
@@ -90,35 +173,70 @@ def _versions(packages):
     return out
 
 
+def _run_grader(grader, g, guard):
+    """Load the grader, snapshot what is loaded, arm the guard at the learner's import, grade."""
+    try:
+        spec = importlib.util.spec_from_file_location("accelgui_grader", grader)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        guard.snapshot = guard._functions([mod])
+        guard.grader_file = mod.__file__
+        g._on_learner = guard.arm
+        mod.grade(g)
+    except NotImplementedError as exc:
+        guard.trusted = True
+        g.check("implemented", False, f"not written yet: {exc or 'a TODO is left'}")
+    except SystemExit as exc:
+        guard.trusted = True
+        g.check("runs", False, f"the code called exit ({exc.code!r}) before the grading finished")
+    except Exception as exc:  # noqa: BLE001 - the learner's error is the result
+        guard.trusted = True
+        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        g.check("runs", False, "".join(tb[-3:]).strip())
+    guard.trusted = True
+
+
+def _tampering(g, guard):
+    """The checks that fail because the learner's code changed the grading (recorded here, not
+    through ``g.check``, which the learner's code may have replaced)."""
+    changed = guard.replaced() + [f"Grade.{k}" for k, v in vars(g).items() if callable(v) and k != "_on_learner"]
+    out = []
+    if changed:
+        out.append({"name": "grader-intact", "ok": False,
+                    "detail": "your code replaced what the grader uses: " + ", ".join(changed[:8])})
+    if guard.refused:
+        out.append({"name": "grader-intact", "ok": False, "detail": "your code tried what grading does not "
+                    "allow: " + ", ".join(sorted(set(guard.refused)))})
+    return out
+
+
 def main(argv):
     grader, workspace, result_path, seed, packages = argv[1:6]
-    out = open(result_path, "w", encoding="utf-8")     # before any learner code runs
+    fd = os.open(result_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)    # before any learner code
     sys.argv = [grader]
     versions = _versions(json.loads(packages))
     missing = sorted(k for k, v in versions.items() if v is None)
     doc = {"versions": versions, "missing": missing, "checks": [], "figures": {}}
-    code = 0
-    if missing:
-        code = 3
-    else:
-        with tempfile.TemporaryDirectory(prefix="accelgui-grade-") as scratch:
-            g = Grade(workspace, seed, scratch)
-            try:
-                spec = importlib.util.spec_from_file_location("accelgui_grader", grader)
-                mod = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(mod)
-                mod.grade(g)
-            except NotImplementedError as exc:
-                g.check("implemented", False, f"not written yet: {exc or 'a TODO is left'}")
-            except SystemExit as exc:
-                g.check("runs", False, f"the code called exit ({exc.code!r}) before the grading finished")
-            except Exception as exc:  # noqa: BLE001 - the learner's error is the result
-                tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-                g.check("runs", False, "".join(tb[-3:]).strip())
-            doc["checks"], doc["figures"] = g.checks, g.figures
-    json.dump(doc, out)
-    out.close()
-    return code
+    code = 3 if missing else 0
+    scratch = tempfile.mkdtemp(prefix="grade-", dir=os.path.dirname(os.path.abspath(result_path)))
+    if not missing:
+        os.chdir(scratch)                       # not the folder of the result
+        g = Grade(workspace, seed, scratch)
+        guard = _Guard([(Grade, dict(vars(Grade))), (_Guard, dict(vars(_Guard)))])
+        guard.arm = lambda: setattr(guard, "armed", True)
+        sys.addaudithook(guard.hook)
+        _run_grader(grader, g, guard)
+        doc["checks"], doc["figures"] = list(g.checks) + _tampering(g, guard), dict(g.figures)
+    data = json.dumps(doc).encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)                      # over whatever the learner's code wrote there
+    os.close(fd)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)                              # no atexit handler or thread of the learner's after this
 
 
 if __name__ == "__main__":
