@@ -106,8 +106,9 @@ def usb_names(ctx, vendor: str, product: str | None = None) -> tuple[str | None,
 @lru_cache(maxsize=1)
 def curated() -> dict:
     """The curated accelerator table shipped with accelgui (see its as_of and sources), with
-    ``vendors`` and ``usb_vendors`` ({vendor id: {"id", "name"[, "kind"]}}) derived from
-    ``data/vendors.json``, the one table of vendor names."""
+    ``vendors`` and ``usb_vendors`` ({vendor id: {"id", "name"[, "kind"]}}) and the sets
+    ``gpu_vendors`` (PCI ids whose display functions are GPUs) and ``fpga_vendors`` derived
+    from ``data/vendors.json``, the one table of vendors."""
     from accelgui.data import read_bytes
 
     try:
@@ -115,11 +116,14 @@ def curated() -> dict:
     except (OSError, ValueError):
         data = {"devices": {}, "usb_devices": {}}
     # Normalise the lists into sets once, for the classifier's many membership tests.
-    for key in ("not_compute_display", "gpu_vendors", "fpga_vendors", "vf_ids",
-                "amd_apu_gpu_ids"):
+    for key in ("not_compute_display", "vf_ids", "amd_apu_gpu_ids"):
         data[key] = frozenset(x.lower() for x in data.get(key, ()))
     index = _vendor_index()
     data["vendors"], data["usb_vendors"] = index["pci"], index["usb"]
+    pci_facts = [(pci_id.lower(), facts) for entry in index["by_id"].values()
+                 for pci_id, facts in (entry.get("pci") or {}).items()]
+    for key, fact, kind in (("gpu_vendors", "displays", "gpu"), ("fpga_vendors", "accelerators", "fpga")):
+        data[key] = frozenset(pci_id for pci_id, facts in pci_facts if facts.get(fact) == kind)
     return data
 
 
@@ -136,7 +140,8 @@ def _vendor_index() -> dict:
     usb: dict[str, dict] = {}
     for vid, entry in table.items():
         for pci_id, facts in (entry.get("pci") or {}).items():
-            pci[pci_id.lower()] = {"id": vid, "name": entry["name"], **facts}
+            kind = {"kind": facts["kind"]} if "kind" in facts else {}
+            pci[pci_id.lower()] = {"id": vid, "name": entry["name"], **kind}
         for usb_id in entry.get("usb") or ():
             usb[usb_id.lower()] = {"id": vid, "name": entry["name"]}
     return {"by_id": table, "pci": pci, "usb": usb}

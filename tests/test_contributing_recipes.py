@@ -211,3 +211,26 @@ def test_a_devices_segment_comes_from_data_not_from_its_vendors_name():
 
     assert rules.device_segment(tpu("google")) == rules.device_segment(tpu("zephyr"))
     assert rules.device_segment(dict(tpu("zephyr"), family="google-tpu")) == "data-centre"
+
+
+def test_a_gpu_or_fpga_vendor_is_one_entry_of_the_vendor_table(site_dir):
+    """Whether a vendor's display chips are compute GPUs, or its accelerator boards FPGAs, is
+    stated in vendors.json beside its name, and the classifier follows it."""
+    from accelgui.probes import datafiles, ids, inventory
+
+    ids.curated.cache_clear()
+    ids._vendor_index.cache_clear()
+    assert inventory.classify_pci("1ffe", "0001", "030000") is None      # a display chip of no GPU vendor
+    datafiles.reset()
+    (site_dir / "vendors.json").write_text(json.dumps({"vendors": {
+        "zephyr": {"name": "Zephyr Silicon", "pci": {"1ffe": {"displays": "gpu"}, "1ffd": {"accelerators": "fpga"}}}}}))
+    ids.curated.cache_clear()
+    ids._vendor_index.cache_clear()
+    try:
+        assert datafiles.problems("vendors.json") == []
+        assert inventory.classify_pci("1ffe", "0001", "030000")["kind"] == "gpu"
+        assert inventory.classify_pci("1ffd", "0001", "120000")["kind"] == "fpga"
+        assert inventory.classify_pci("10de", "2330", "030200")["kind"] == "gpu"     # shipped ones kept
+    finally:
+        ids.curated.cache_clear()
+        ids._vendor_index.cache_clear()
