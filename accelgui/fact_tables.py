@@ -21,17 +21,23 @@ def column_label(key: str, lang: str) -> str:
     return msg_tr(mid, lang) if mid in catalogue("en") else key
 
 
-def cell_text(value, lang: str) -> str:
+def cell_text(value, lang: str, column: str | None = None) -> str:
+    """A fact table's cell in ``lang``; a ``family`` cell by the family's name, not its id."""
     from accelgui.knowledge import tr
 
     if value is None:
         return "-"
+    if column == "family" and isinstance(value, str):
+        from accelgui.l10n import bilingual
+        from accelgui.probes import families
+
+        return bilingual(families.text(value, "name"), lang) or value if families.family(value) else value
     if isinstance(value, bool):
         return msg_tr("knowledge.facts.yes" if value else "knowledge.facts.no", lang)
     if isinstance(value, dict):
         return tr(value, lang)
     if isinstance(value, list):
-        return ", ".join(cell_text(v, lang) for v in value)
+        return ", ".join(cell_text(v, lang, column) for v in value)
     if isinstance(value, float) and value.is_integer() and value >= 100:
         return str(int(value))
     return str(value)

@@ -32,7 +32,7 @@ def render_text(doc: dict) -> str:
             lines.append(f"  {t['notes']}")
         for row in t["rows"]:
             mark = "*" if row["this_machine"] else " "
-            cells = "; ".join(f"{label}: {cell_text(row.get(col), lang)}"
+            cells = "; ".join(f"{label}: {cell_text(row.get(col), lang, col)}"
                               for col, label in zip(t["columns"], t["column_labels"])
                               if col in row)
             lines.append(f" {mark} {cells}")

@@ -524,6 +524,18 @@ def _merge_kfd(devices: list[dict], kfd: list[dict]) -> None:
             details["memory_source"] = "kfd"
 
 
+def _runtime_name(toolkit_id: str):
+    """A toolkit by its product name: the catalogue's (``app.hw.toolkit.<id>``, a message
+    rendered in the reader's language), else the runtime table's, else its id in words."""
+    if f"app.hw.toolkit.{toolkit_id}" in l10n.catalogue("en"):
+        return l10n.msg(f"app.hw.toolkit.{toolkit_id}")
+    from accelgui.probes.software import runtime_table
+
+    entry = (runtime_table().get("runtimes") or {}).get(toolkit_id)
+    name = entry.get("name") if isinstance(entry, dict) else None
+    return str(name) if name else toolkit_id.replace("_", " ")
+
+
 def _runtime(family: str, software: dict, meta: dict, dev: dict) -> tuple[bool | None, dict | None]:
     """(found, evidence message) of the family's runtime; found None when not knowable."""
     spec = _fam(family).get("runtime")
@@ -533,7 +545,7 @@ def _runtime(family: str, software: dict, meta: dict, dev: dict) -> tuple[bool |
     packages = software.get("packages") or {}
     for name in spec.get("toolkits") or ():
         if name in toolkits:
-            return True, l10n.msg("devices.ladder.runtime_toolkit", name=name)
+            return True, l10n.msg("devices.ladder.runtime_toolkit", name=_runtime_name(name))
     for name in spec.get("packages") or ():
         if name in packages:
             return True, l10n.msg("devices.ladder.runtime_package", name=name)

@@ -22,7 +22,7 @@ from accelgui.export.labels import field_label, known, probe_label, toolkit_labe
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
                                        source_text)
-from accelgui.probes import ids
+from accelgui.probes import families, ids
 
 LADDER_STEPS = ("present", "driver", "node", "access", "runtime")
 #: readiness_checks keys (the probes' older form) -> ladder step
@@ -78,6 +78,8 @@ def value_text(key: str, value, lang: str) -> str:
         return f"{C.fmt_num(value)} W"
     if key == "vendor" and isinstance(value, str):
         return ids.vendor_name(value, lang) or C.clean(value)
+    if key == "family" and isinstance(value, str) and families.family(value):
+        return l10n.bilingual(families.text(value, "name"), lang) or C.clean(value)
     if key == "bus" and isinstance(value, str):
         return BUS_NAMES.get(value.lower(), C.clean(value))
     if key.endswith("_source") and isinstance(value, str):

@@ -140,7 +140,7 @@ class ReferenceView(QWidget):
             sources = row.get("source")
             sources = sources if isinstance(sources, list) else [sources] if sources else []
             cells = (["✓" if row["this_machine"] else ""]
-                     + [cell_text(row.get(c), lang) if c in row else "" for c in table["columns"]]
+                     + [cell_text(row.get(c), lang, c) if c in row else "" for c in table["columns"]]
                      + [str(row.get("as_of") or ""), ", ".join(sources)])
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
