@@ -411,19 +411,112 @@ def _system(r: _Recorder) -> None:
 
 
 # What identifies a Mac or a PC or its owner in a command's output: the value is blanked,
-# the key kept (the file still parses: JSON stays JSON). sysctl kern.hostname/kern.uuid,
-# system_profiler serials, UUIDs, UDIDs, computer and user names, Windows' CSName/UserName.
-_PRIVATE_KEY = (r"(?:[\w.\-() ]{0,60}?(?:serial|uuid|udid|hostname|host_name|hostuuid|computer[ _]?name|"
-                r"user[ _]?name|csname|dnshostname|registereduser|owner)[\w.\-() ]{0,60})")
-_PRIVATE_JSON = re.compile(r'(?im)^([ \t]*"' + _PRIVATE_KEY + r'"[ \t]*:[ \t]*)"[^"\r\n]*"')
-_PRIVATE_TEXT = re.compile(r'(?im)^([ \t]*' + _PRIVATE_KEY + r'[ \t]*[:=\uff1a])[^\r\n]*$')
+# the key kept (the file still parses: JSON stays JSON, XML stays XML). sysctl
+# kern.hostname/kern.uuid, system_profiler serials, UUIDs and UDIDs (serial_number,
+# platform_UUID, provisioning_UDID), computer, host and user names; Windows' SystemName,
+# CSName, __SERVER/__PATH, CIM's ServerName and PSComputerName, RegisteredUser, Organization,
+# SerialNumber, UUID, IdentifyingNumber, MAC addresses, dxdiag's "Machine name"/"Machine Id".
+_PRIVATE_WORDS = (r"serial|uuid|udid|hostname|host[ _]?name|hostuuid|computer[ _]?name|user[ _]?name|"
+                  r"csname|dnshostname|systemname|servername|pscomputername|__server|__path|"
+                  r"machine name|machine id|registereduser|organi[sz]ation|owner|"
+                  r"identifyingnumber|domain|workgroup|(?:mac|permanent|physical)[ _]?address")
+_PRIVATE_KEY = r"(?:[\w.\-() ]{0,60}?(?:" + _PRIVATE_WORDS + r")[\w.\-() ]{0,60})"
+_PRIVATE_TAG = r"(?:[\w.\-]{0,60}?(?:" + _PRIVATE_WORDS + r")[\w.\-]{0,60})"
+# "KEY": "value" (JSON) and "KEY"="value" (reg export)
+_PRIVATE_JSON = re.compile(r'(?im)^([ \t]*"' + _PRIVATE_KEY + r'"[ \t]*[:=][ \t]*)"([^"\r\n]*)"')
+# CIM objects at -Depth 3: {"Name": "SystemName", "Value": "HOST", ...}
+_PRIVATE_CIM = re.compile(r'(?im)("Name"[ \t]*:[ \t]*"' + _PRIVATE_KEY
+                          + r'"[ \t]*,[ \t]*\n[ \t]*"Value"[ \t]*:[ \t]*)"([^"\r\n]*)"')
+_PRIVATE_XML = re.compile(r"(?i)(<(" + _PRIVATE_TAG + r")>)([^<\r\n]*)(</\2>)")
+_PRIVATE_TEXT = re.compile(r'(?im)^([ \t]*' + _PRIVATE_KEY + r'[ \t]*[:=\uff1a])([^\r\n]*)$')
+_MAC = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![0-9A-Fa-f:-])")
+# a user's folder inside a path: C:\Users\NAME, C:\\Users\\NAME (JSON), /Users/NAME, /home/NAME
+_USER_DIR = re.compile(r"(?i)((?:\\{1,2}|/)(?:users|home)(?:\\{1,2}|/))(?!(?:public|default|shared|all users|"
+                       r"default user|<user>)(?![^\\/\s\"']))([^\\/\s\"':;*?<>|]+)")
+# values that identify nothing (a placeholder of the firmware, a default), never searched for
+_PLACEHOLDERS = {"", "none", "null", "n/a", "na", "0", "default string", "to be filled by o.e.m.",
+                 "system serial number", "not specified", "not available", "workgroup", "false",
+                 "true", "unknown", "localhost", "local"}
+
+
+# keys whose value names this machine or its owner and may be written elsewhere too (the
+# host in Win32_ComputerSystem's Name, in a WMI path): looked for in every output
+_SEARCHED = re.compile(r"(?i)host|computer|csname|system ?name|server|__path|machine|serial|"
+                       r"user ?name|identifying|uuid")
+
+
+def _identity(key: str, value: str) -> str | None:
+    """The value under ``key`` worth finding elsewhere in the outputs (a host or user name, a
+    serial number): one token of 3+ characters, not a firmware placeholder; None otherwise.
+    ``\\\\HOST\\root\\cimv2:...`` gives HOST, ``DOMAIN\\user`` gives user."""
+    if not _SEARCHED.search(key):
+        return None
+    value = value.strip().strip('"').strip()
+    parts = [p for p in re.split(r"[\\:]+", value) if p]
+    if value.startswith("\\\\") and parts:
+        value = parts[0]
+    elif "\\" in value and parts:
+        value = parts[-1]
+    if value.lower().endswith(".local"):
+        value = value[:-6]
+    if len(value) < 3 or value.lower() in _PLACEHOLDERS or re.search(r"\s", value) \
+            or len(set(value.lower()) - {"-"}) <= 1:          # 00000000, XXXXXXXX
+        return None
+    return value
+
+
+def _value_pattern(value: str) -> re.Pattern:
+    """Where ``value`` is found again: an identifier-shaped value (digits, ``-``, ``_``, ``.``
+    in it) as a whole token anywhere; a plain word ("alice", "gamingrig") only as the whole
+    value of a ``Key: value`` line or a JSON string, so the same word in a product name stays."""
+    v = re.escape(value)
+    if re.search(r"[\d_.-]", value):
+        return re.compile(r"(?<![\w.:-])" + v + r"(?![\w:-])", re.I)
+    return re.compile(r"(?im)(?<=[:=])([ \t]*\"?)" + v + r'(?="?[ \t]*,?[ \t]*$)')
+
+
+class _Scrub:
+    """Blanks private values in outputs and remembers them, so the same name or number is
+    found again where no key says what it is (Win32_ComputerSystem's Name is the host)."""
+
+    def __init__(self):
+        self.found: set[str] = set()
+
+    def _keep(self, key: str, groups: tuple[str, ...], value: str) -> str:
+        seen = _identity(key, value)
+        if seen:
+            self.found.add(seen)
+        return "".join(groups)
+
+    def keys(self, text: str) -> str:
+        text = _PRIVATE_CIM.sub(lambda m: self._keep(m.group(1), (m.group(1), '""'), m.group(2)), text)
+        text = _PRIVATE_JSON.sub(lambda m: self._keep(m.group(1), (m.group(1), '""'), m.group(2)), text)
+        text = _PRIVATE_XML.sub(lambda m: self._keep(m.group(2), (m.group(1), m.group(4)), m.group(3)), text)
+        return _PRIVATE_TEXT.sub(lambda m: self._keep(m.group(1), (m.group(1),), m.group(2)), text)
+
+    def values(self, text: str) -> str:
+        text = _MAC.sub("<mac>", text)
+        text = _USER_DIR.sub(lambda m: m.group(1) + "<user>", text)
+        for value in sorted(self.found, key=len, reverse=True):
+            pattern = _value_pattern(value)
+            text = pattern.sub(r"\1" if pattern.groups else "", text)
+        return text
+
+
+def scrub_outputs(texts: list[str]) -> list[str]:
+    """Command outputs of one machine without what identifies it or its owner: a value under
+    an identifying key is blanked (a JSON or XML string becomes empty, the rest of a
+    ``Key: value`` line goes; null and numbers stay, so the file still parses), and each such
+    value is then removed wherever else any of the outputs has it; MAC addresses become
+    ``<mac>`` and the user's folder in a path ``<user>``."""
+    scrub = _Scrub()
+    keyed = [scrub.keys(t) for t in texts]
+    return [scrub.values(t) for t in keyed]
 
 
 def scrub_output(text: str) -> str:
-    """A command's output without what identifies the machine or its owner: a JSON string
-    value becomes "" (null and numbers stay: the file still parses), the rest of a
-    ``Key: value`` line goes."""
-    return _PRIVATE_TEXT.sub(r"\1", _PRIVATE_JSON.sub(r'\1""', text))
+    """One command's output scrubbed as by :func:`scrub_outputs`."""
+    return scrub_outputs([text])[0]
 
 
 def record_commands(dest: str, commands=None, run=None) -> int:
@@ -440,14 +533,15 @@ def record_commands(dest: str, commands=None, run=None) -> int:
     if run is None:
         from accelgui.probes.platforms.live import run
     os.makedirs(dest, exist_ok=True)
-    count = 0
+    names, texts = [], []
     for cmd in commands:
         text, _ = run(cmd.argv, cmd.timeout_s)
-        if not text:
-            continue
-        write_atomic(os.path.join(dest, recorded.file_name(cmd.argv)), scrub_output(text))
-        count += 1
-    return count
+        if text:
+            names.append(recorded.file_name(cmd.argv))
+            texts.append(text)
+    for name, text in zip(names, scrub_outputs(texts)):
+        write_atomic(os.path.join(dest, name), text)
+    return len(names)
 
 
 def _copy_commands(dest: str, source: ProbeContext) -> int:
@@ -456,12 +550,14 @@ def _copy_commands(dest: str, source: ProbeContext) -> int:
     from accelgui.atomic import write_atomic
 
     os.makedirs(dest, exist_ok=True)
-    count = 0
-    for key, names in source.recorded_commands.items():
-        for name, text in zip(names, source.outputs(key)):
-            write_atomic(os.path.join(dest, os.path.basename(name)), scrub_output(text))
-            count += 1
-    return count
+    names, texts = [], []
+    for key, files in source.recorded_commands.items():
+        for name, text in zip(files, source.outputs(key)):
+            names.append(os.path.basename(name))
+            texts.append(text)
+    for name, text in zip(names, scrub_outputs(texts)):
+        write_atomic(os.path.join(dest, name), text)
+    return len(names)
 
 
 def record_tree(dest: str, source_root: str = "/") -> int:

@@ -229,7 +229,7 @@ def platform_probe(ctx) -> dict:
         "kernel": version,
         "machine": machine_arch(ctx),
         "hostname": records.text_of(cs, "DNSHostName", "Name") or records.text_of(os_, "CSName")
-        or dxdiag_system(ctx, "Machine name", r"^$"),
+        or dxdiag_system(ctx, "Machine name", r"^$") or None,     # (blanked by the recorder)
         "virtualization": found["virtualization"],
         "container": None,
         "cloud": found["cloud"],
