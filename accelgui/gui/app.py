@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QApplication
 from accelgui import __version__, options
 from accelgui.desktop import APP_ID  # desktop file id, AppStream id and icon name
 from accelgui.gui import i18n
+from accelgui.gui.assets import apply_ui_font
 
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 THEMES = options.THEMES
@@ -68,6 +69,7 @@ def create_app(qt_argv: list[str] | None = None, theme: str = "system") -> QAppl
     QGuiApplication.setApplicationDisplayName("accelgui")
     QGuiApplication.setDesktopFileName(APP_ID)  # matches APP_ID.desktop: docks find its icon
     app.setWindowIcon(app_icon())
+    apply_ui_font(app)
     apply_theme(app, theme)
     return app
 

@@ -46,9 +46,12 @@ def ui_font_families(platform: str | None = None) -> list[str]:
 
 
 def apply_ui_font(app, platform: str | None = None) -> None:
-    """Give ``app`` (a QApplication) the OS's UI font with its CJK fallbacks, size unchanged."""
+    """Keep ``app``'s font (the desktop's choice; Qt starts with it) and add the OS's CJK fonts
+    behind it, so Chinese text is drawn in a Chinese face wherever the UI font has no glyphs.
+    Size unchanged."""
     font = app.font()
-    font.setFamilies(ui_font_families(platform))
+    current = font.family()
+    font.setFamilies([current] + [f for f in ui_font_families(platform)[1:] if f != current])
     app.setFont(font)
 
 
