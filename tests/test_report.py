@@ -141,8 +141,8 @@ def test_json_layout_indents_nesting_and_keeps_flat_values_on_one_line():
 
 
 def test_json_is_written_by_the_c_encoder_where_python_has_one():
-    """The flat parts go through json's C encoder made once (the pure-Python path is the
-    fallback for interpreters without one), and both write the same text."""
+    """The flat parts go through json's C encoder made once (JSONEncoder.encode, which makes
+    one per call, is only the fallback), and both write the same text."""
     from json import encoder
 
     from accelgui import report as report_module
