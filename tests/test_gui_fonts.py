@@ -16,4 +16,3 @@ def test_the_app_font_keeps_its_family_and_adds_the_cjk_fonts(qapp):
     families = app.font().families()
     assert families[0] == before
     assert assets.ui_font_families()[1] in families          # this OS's first CJK face
-    assert app.font().pointSizeF() == qapp.font().pointSizeF()
