@@ -30,7 +30,7 @@ from accelgui.gui.views.benchmarks import BenchmarksView
 from accelgui.gui.views.monitor import MonitorView
 from accelgui.gui.views.common import (READINESS_COLOURS, STATUS_COLOURS, STYLE, ViewState,
                                        html_escape, source_text)
-from accelgui.gui.views.compare import CompareView
+from accelgui.gui.views.reports import ReportsView
 from accelgui.gui.views.fleet import FleetView
 from accelgui.gui.views.hardware import HardwareView
 from accelgui.gui.views.overview import OverviewView
@@ -283,7 +283,7 @@ class MainWindow(QMainWindow):
         self.hardware = HardwareView()
         self.benchmarks = BenchmarksView()
         self.routes = RoutesView()
-        self.reports = CompareView()
+        self.reports = ReportsView()
         self.monitor = MonitorView(self.options.monitor_sampler)
         self.reference = ReferenceView()
         self.fleet = FleetView()

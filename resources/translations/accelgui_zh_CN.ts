@@ -230,7 +230,7 @@ all cores</source>
         </message>
     </context>
     <context>
-        <name>CompareView</name>
+        <name>ReportsView</name>
         <message>
             <source>Reports</source>
             <translation>报告</translation>

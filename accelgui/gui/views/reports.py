@@ -31,7 +31,7 @@ def compare_rows(a, b, lang: str = "en") -> list[dict]:
     return sorted(rows, key=lambda r: not r["major"])
 
 
-class CompareView(QWidget):
+class ReportsView(QWidget):
     open_requested = Signal()
     show_live_requested = Signal()
 
