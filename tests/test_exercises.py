@@ -106,7 +106,7 @@ def test_at_least_twelve_exercises_over_five_routes_each_on_a_real_step():
                 assert os.path.isfile(os.path.join(SOLUTIONS, m["id"], kind, name)), (m["id"], kind, name)
         for lang in ("en", "zh"):
             text = open(os.path.join(m["dir"], f"README.{lang}.md"), encoding="utf-8").read()
-            assert m["step"] in text and "Target" in text or "目标" in text, (m["id"], lang)
+            assert m["step"] in text and "Target" in text or "\u76ee\u6807" in text, (m["id"], lang)
         assert os.path.isfile(os.path.join(m["dir"], "grade.py"))
 
 
@@ -187,6 +187,10 @@ _CHEATS = {
     # a background process rewriting the result file once the grader has written it
     "background": "import os, subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(5)'], "
                   "start_new_session=True)\n",
+    # a verdict written into the open result file, then the process ended before the grader writes
+    "forge-and-exit": "import os, stat\nfor fd in range(3, 64):\n    try:\n        if stat.S_ISREG(os.fstat(fd).st_mode):\n"
+                      "            os.lseek(fd, 0, 0); os.write(fd, %r.encode()); os.ftruncate(fd, os.lseek(fd, 0, 1))\n"
+                      "    except OSError:\n        pass\nos._exit(0)\n" % _FAKE,
     # the grader's own methods replaced
     "grade-class": "import sys\nG = sys.modules['__main__'].Grade\nG.check = lambda self, name, ok, detail='': "
                    "(self.checks.append({'name': name, 'ok': True, 'detail': ''}) or True)\n"
@@ -203,14 +207,14 @@ _CHEATS = {
 
 @pytest.mark.parametrize("cheat", sorted(_CHEATS))
 def test_code_that_writes_the_verdict_instead_of_earning_it_fails(tmp_path, cheat):
-    """A wrong answer (zeros) plus each way of forging the verdict: every one fails."""
+    """A wrong answer (zeros) plus each way of forging the verdict: none passes."""
     m = ALL["cpu-vectorise"]
     ws = _workspace(tmp_path, m, None)
     with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
         fh.write(_CHEATS[cheat] + "import numpy as np\n\ndef pairwise_sq_distances(X, Y):\n"
                  "    return np.zeros((len(X), len(Y)))\n")
     res = exercises.grade(m["step"], ws, report=_report(m))
-    assert res["status"] == "failed", (cheat, res)
+    assert res["status"] in ("failed", "error"), (cheat, res)     # error: no result of the grader's own
 
 
 def test_a_correct_but_slow_answer_with_a_doctored_clock_is_found_out(tmp_path):

@@ -355,10 +355,11 @@ def grade(step_id: str, workspace: str | None = None, python: str | None = None,
     interpreter = python or sys.executable
     limit = float(timeout_s or manifest.get("timeout_s") or DEFAULT_TIMEOUT_S)
     started = time.monotonic()
+    nonce = secrets.token_hex(16)       # the runner's own result carries it; one the learner's code wrote does not
     with tempfile.TemporaryDirectory(prefix="accelgui-exercise-") as tmp:
         result_path = os.path.join(tmp, "result.json")
         argv = [interpreter, RUNNER, os.path.join(manifest["dir"], "grade.py"), workspace, result_path,
-                str(secrets.randbelow(1 << 30)), json.dumps(manifest.get("packages") or [])]
+                str(secrets.randbelow(1 << 30)), json.dumps(manifest.get("packages") or []), nonce]
         try:
             returncode, output, isolated = verify.run_program(argv, tmp, limit, interpreter)
         except OSError as exc:
@@ -373,7 +374,7 @@ def grade(step_id: str, workspace: str | None = None, python: str | None = None,
                   work_digest=_learner_digest(manifest, workspace))
     if returncode is None:
         return _result("timeout", msg("knowledge.verify.timeout", seconds=f"{limit:g}"), **common)
-    if not isinstance(doc, dict):
+    if not isinstance(doc, dict) or doc.get("nonce") != nonce:
         return _result("error", msg("exercises.no_result", code=returncode), **common)
     common.update(versions=doc.get("versions") or {}, checks=doc.get("checks") or [],
                   figures=doc.get("figures") or {})

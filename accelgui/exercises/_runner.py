@@ -1,34 +1,43 @@
 """Grades one exercise in the learner's chosen Python (standalone: imports nothing of accelgui).
 
-Usage: python _runner.py GRADER WORKSPACE RESULT SEED PACKAGES_JSON
+Usage: python _runner.py GRADER WORKSPACE RESULT SEED PACKAGES_JSON [NONCE]
 
 ``GRADER`` is an exercise's ``grade.py``: it defines ``grade(g)`` and uses :class:`Grade` to
 import the learner's code from ``WORKSPACE``, check it on fresh random inputs (``SEED``, chosen
 by accelgui for every run), time it itself and record figures. The outcome is written as JSON to
 ``RESULT``, a file opened before any of the learner's code runs and never printed: whatever the
 learner's code prints (say "PASS") is output, not a verdict. accelgui compares the figures with
-the exercise's targets and this machine's own measurements.
+the exercise's targets and this machine's own measurements, and takes the result only when it
+carries ``NONCE`` (chosen by accelgui for every run): a result written by the learner's code,
+which then ends the process before the grading finishes, does not.
 
 Exit status 3 (and ``missing`` in the result) when a package the exercise needs is absent.
 
 The learner's code runs in this process, so the runner guards the verdict against code that
-tries to write it instead of earning it: the result is written last, over whatever the file
-holds, by the runner's own file descriptor, and the process ends at once (``os._exit``: no
-``atexit`` handler or leftover thread of the learner's runs after it); the working directory is
-the scratch folder, not the result's; once the learner's module is loaded an audit hook (PEP 578)
-refuses new processes, threads but the grader's, the garbage collector's object lists, trace
-functions and reads of ``/proc/*/{fd,mem,cmdline,environ}``; and every function or class of a
-module loaded before the learner's code (``time.perf_counter``, ``numpy.allclose``, the
-builtins...), and of the grader's ``g``, is compared with what it was: one replaced fails the
-check ``grader-intact``. The grader's clock is taken before any learner code runs. This stops a
-learner's shortcut, not a determined attack on the interpreter (code that edits the grader's
-lists through its stack frames, or compiled code loaded with ctypes, can do anything).
+tries to write it instead of earning it:
+
+- the result is written last, over whatever the file holds, by the runner's own descriptor,
+  and the process ends at once (``os._exit``: no ``atexit`` handler of the learner's runs);
+  the working directory is a scratch folder apart from the result's; ``sys.argv`` and
+  ``sys.orig_argv`` no longer name the result or the nonce;
+- once the learner's module loads, an audit hook (PEP 578) refuses new processes, threads
+  started by the learner's own code (Python 3.12 and later audit thread starts), the garbage
+  collector's object lists, trace functions and reads of ``/proc/*/{fd,mem,cmdline,environ}``;
+- every public function or class of the modules the grading relies on (``time.perf_counter``,
+  ``numpy.allclose``, the builtins, each module the grader imports: :meth:`_Guard._functions`)
+  and of the grader's ``g`` is compared with what it was: one replaced fails ``grader-intact``;
+  the grader's clock is taken before any learner code runs.
+
+This stops a learner's shortcut, not a determined attack on the interpreter: code that edits
+the grader's lists through its stack frames, or compiled code loaded with ctypes, can still
+forge a pass.
 """
 
 import importlib.util
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -50,23 +59,36 @@ class _Guard:
 
     def __init__(self, protected):
         self.armed = False
-        self.grader_file = None
+        self.workspace = ""
         self.trusted = False
         self.refused = []
         self.protected = tuple(protected)
         self.snapshot = []
 
     @staticmethod
-    def _functions(extra=()):
-        """[(module, name, value)] of every function and class of the loaded modules (and of
-        ``extra`` modules, the grader's own)."""
-        out = []
-        for module in [m for n, m in list(sys.modules.items()) if not n.startswith("learner_")] + list(extra):
-            try:
-                items = list(vars(module).items())
-            except TypeError:
+    def _functions(grader):
+        """[(module, name, value)] of the public functions and classes the grading relies on:
+        those of the builtins, time, os, sys, json, math, random, statistics, of every module the
+        grader imported and of their submodules (numpy.random...), and the grader's own.
+        (Private names are left out: libraries patch each other's, typing_extensions typing's.)"""
+        import builtins
+        import math
+        import random
+        import statistics
+
+        modules = [builtins, time, os, sys, json, math, random, statistics]
+        modules += [v for v in vars(grader).values() if isinstance(v, type(os))]
+        for parent in list(modules):
+            prefix = parent.__name__ + "."
+            modules += [v for v in vars(parent).values()
+                        if isinstance(v, type(os)) and v.__name__.startswith(prefix)]
+        out, seen = [], set()
+        for module in modules + [grader]:
+            if id(module) in seen:
                 continue
-            out += [(module, key, value) for key, value in items if callable(value)]
+            seen.add(id(module))
+            out += [(module, key, value) for key, value in list(vars(module).items())
+                    if callable(value) and (not key.startswith("_") or module is grader)]
         return out
 
     def replaced(self):
@@ -76,12 +98,13 @@ class _Guard:
             out += [f"{cls.__name__}.{k}" for k, v in attrs.items() if cls.__dict__.get(k) is not v]
         return sorted(set(out))
 
-    def _from_grader(self):
-        """Whether the code starting a thread is the grader's (the first caller outside threading)."""
+    def _from_learner(self):
+        """Whether the code starting a thread is the learner's own (the first caller outside
+        threading lies in the workspace; a library the learner uses may start its own)."""
         frame = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename == threading.__file__:
             frame = frame.f_back
-        return frame is not None and frame.f_code.co_filename == self.grader_file
+        return frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(self.workspace + os.sep)
 
     def hook(self, event, args):
         if not self.armed or self.trusted:
@@ -89,8 +112,8 @@ class _Guard:
         refused = event in _BLOCKED
         if event == "open" and args and isinstance(args[0], (str, bytes)) and _PROC.match(os.fsdecode(args[0])):
             refused = True
-        if event == "_thread.start_new_thread":      # the grader's threads only (the ring all-reduce)
-            refused = not self._from_grader()
+        if event == "_thread.start_new_thread":      # audited from Python 3.12
+            refused = self._from_learner()
         if refused:
             self.refused.append(event)
             raise PermissionError(f"the grader does not allow {event} while it grades your code")
@@ -179,8 +202,7 @@ def _run_grader(grader, g, guard):
         spec = importlib.util.spec_from_file_location("accelgui_grader", grader)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        guard.snapshot = guard._functions([mod])
-        guard.grader_file = mod.__file__
+        guard.snapshot = guard._functions(mod)
         g._on_learner = guard.arm
         mod.grade(g)
     except NotImplementedError as exc:
@@ -212,18 +234,20 @@ def _tampering(g, guard):
 
 def main(argv):
     grader, workspace, result_path, seed, packages = argv[1:6]
+    nonce = argv[6] if len(argv) > 6 else ""
     fd = os.open(result_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)    # before any learner code
-    sys.argv = [grader]
+    sys.argv = sys.orig_argv = [grader]                 # the result's path and the nonce: not for the learner
     versions = _versions(json.loads(packages))
     missing = sorted(k for k, v in versions.items() if v is None)
-    doc = {"versions": versions, "missing": missing, "checks": [], "figures": {}}
+    doc = {"versions": versions, "missing": missing, "checks": [], "figures": {}, "nonce": nonce}
     code = 3 if missing else 0
-    scratch = tempfile.mkdtemp(prefix="grade-", dir=os.path.dirname(os.path.abspath(result_path)))
+    scratch = tempfile.mkdtemp(prefix="accelgui-grade-")       # not beside the result
     if not missing:
         os.chdir(scratch)                       # not the folder of the result
         g = Grade(workspace, seed, scratch)
         guard = _Guard([(Grade, dict(vars(Grade))), (_Guard, dict(vars(_Guard)))])
         guard.arm = lambda: setattr(guard, "armed", True)
+        guard.workspace = g.workspace
         sys.addaudithook(guard.hook)
         _run_grader(grader, g, guard)
         doc["checks"], doc["figures"] = list(g.checks) + _tampering(g, guard), dict(g.figures)
@@ -231,6 +255,7 @@ def main(argv):
     os.ftruncate(fd, 0)
     os.pwrite(fd, data, 0)                      # over whatever the learner's code wrote there
     os.close(fd)
+    shutil.rmtree(scratch, ignore_errors=True)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
