@@ -11,6 +11,8 @@ route and the goals it serves are edited in one place. :func:`route_goals` gives
 
 from __future__ import annotations
 
+from accelgui.l10n import tr
+
 
 from accelgui import data as data_files
 
@@ -37,8 +39,7 @@ def route_goals(routes: dict | None = None) -> dict:
         routes = load_knowledge().routes
     ordered = sorted(routes.values(), key=lambda r: (r.get("order", 999), r.get("id", "")))
     return {
-        "title": {"en": "Which goals each route serves (the goal picker re-ranks routes with it)",
-                  "zh": "各路线服务的目标（目标选择器据此重新排序）"},
+        "title": {lang: tr("knowledge.route_goals.title", lang) for lang in ("en", "zh")},
         "source": "knowledge/routes/*.json (goals, design_only)",
         "design_only": [r["id"] for r in ordered if r.get("design_only") is True],
         "rows": [{"route": r["id"], "goals": list(r["goals"])} for r in ordered
