@@ -341,6 +341,9 @@ def _pci_device(rec: dict, tables: dict) -> dict:
         details["accel_node"] = "/" + acc[0]
     if rec.get("drm_card"):
         details["drm_card"] = rec["drm_card"]
+    for key, value in (rec.get("details") or {}).items():    # what a macOS/Windows backend knows
+        if value is not None and details.get(key) is None:
+            details[key] = value
     return {
         "kind": rec["kind"], "vendor": vendor, "name": name, "bus": "pci",
         "address": rec["address"], "pci_id": f"{vid}:{did}", "usb_id": None,
@@ -349,7 +352,7 @@ def _pci_device(rec: dict, tables: dict) -> dict:
         "details": details,
         "_family": rec.get("family") or "generic", "_nodes": nodes,
         "_drivers": [rec.get("driver")], "_unnamed": unnamed, "_display": display,
-        "_driver_inferred": rec.get("driver_evidence"),
+        "_driver_inferred": rec.get("driver_evidence"), "_driver_state": rec.get("driver_state"),
     }
 
 
@@ -616,6 +619,7 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     drivers = [d for d in dev.pop("_drivers", []) if d]
     dev.pop("_nvml", None)
     inferred = dev.pop("_driver_inferred", None)
+    os_state = dev.pop("_driver_state", None)
     spec = _fam(family)
     details = dev["details"]
     details["readiness_checks"] = {"driver": None, "device_node": None, "access": None,
@@ -630,7 +634,11 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     # 1. driver bound (a family with "drivers": null needs none: USB devices, DSPs)
     expected = spec.get("drivers") if spec else {}
     if expected is None:
-        ladder.step("driver", True, l10n.msg("devices.ladder.driver_not_needed"), check="not needed")
+        ladder.step("driver", True, l10n.msg("devices.ladder.driver_bound", driver=drivers[0]) if drivers
+                    else l10n.msg("devices.ladder.driver_not_needed"), check="ok" if drivers else "not needed")
+    elif not drivers and os_state:
+        if _os_driver_stops(ladder, os_state, fix("driver")):
+            return
     elif not drivers and nodes.get("ok") and nodes.get("exact"):
         # No driver link in the tree, but device files only a bound driver creates exist.
         ladder.step("driver", True, l10n.msg("devices.ladder.driver_inferred_nodes"),
@@ -728,7 +736,22 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
     if not spec:
         ladder.verdict("unknown", l10n.msg("devices.reason.unknown"), l10n.msg("devices.fix.unknown"))
         return
+    if ladder.steps["driver"]["ok"] is None:        # the OS backend could not tell its driver
+        ladder.verdict("unknown", os_state["reason"], os_state.get("fix"))
+        return
     ladder.verdict("ready", None, None)
+
+
+def _os_driver_stops(ladder: _Ladder, state: dict, family_fix: dict | None) -> bool:
+    """The driver step where a macOS/Windows backend said what it knows of a device with no
+    driver it could name: ``missing`` stops the ladder (driver-missing, the OS's own fix
+    first: a family's is written for Linux); ``unknown`` leaves the step open (the verdict is
+    then unknown, never ready)."""
+    if state.get("state") == "missing":
+        ladder.stop("driver", "driver-missing", state["reason"], state.get("fix") or family_fix)
+        return True
+    ladder.step("driver", None, state.get("reason"), check="not recorded")
+    return False
 
 
 def _required_companions() -> set[str]:
@@ -759,6 +782,7 @@ def _soc_device(rec: dict) -> dict:
     dev["_family"] = rec.get("family") or "generic"
     dev["_nodes"] = rec.get("nodes") or {}
     dev["_drivers"] = [rec.get("driver")] if rec.get("driver") else []
+    dev["_driver_state"] = rec.get("driver_state")
     if not rec.get("driver") and rec.get("driver_evidence"):
         dev["_driver_inferred"] = rec["driver_evidence"]      # the OS's own driver (macOS)
     elif not rec.get("driver") and dev["details"].get("devfreq"):

@@ -264,26 +264,31 @@ def dedicated_memory(a: dict) -> tuple[int | None, str | None, int | None]:
 
 # ---------------------------------------------------------------------------- fragments
 
-def _driver(a: dict) -> tuple[str | None, dict | None]:
-    """(driver service name or None, evidence message): the evidence is None when no vendor
-    driver runs the device (the Basic Display driver stands in for a missing one, a problem
-    code or an Error status means it is stopped); a PnP status OK, a driver version or
-    nvidia-smi's answer say one runs."""
+def _driver(a: dict) -> tuple[str | None, dict | None, dict | None]:
+    """(driver service name or None, evidence message, state): the evidence says a vendor
+    driver runs the device (a PnP status OK, a driver version or nvidia-smi's answer); when
+    there is none, ``state`` says what is known for the inventory's ladder: ``missing`` (the
+    Basic Display driver stands in for the vendor's, a problem code or an Error status) or
+    ``unknown`` (the outputs say nothing about its driver), with the reason and fix."""
     from accelgui import l10n
 
     service = a.get("service")
     if _BASIC_DISPLAY.search(a.get("name") or "") or (service or "").lower() == "basicdisplay":
-        return None, None
+        return None, None, {"state": "missing", "reason": l10n.msg("windows.driver.basic_display"),
+                            "fix": l10n.msg("windows.fix.driver")}
     if a.get("problem") or (a.get("status") or "").lower() in ("error", "degraded", "unknown"):
-        return None, None
+        problem = a.get("problem") or a.get("status")
+        return None, None, {"state": "missing", "reason": l10n.msg("windows.driver.problem", problem=str(problem)),
+                            "fix": l10n.msg("windows.fix.driver")}
     version = a.get("driver_version") or (a.get("smi") or {}).get("driver_version")
     if not (service or version or a.get("smi") or (a.get("status") or "").lower() in ("ok", "started")):
-        return None, None       # (Get-PnpDevice says OK, pnputil Started)
+        return None, None, {"state": "unknown", "reason": l10n.msg("windows.driver.unknown"),
+                            "fix": l10n.msg("windows.fix.record_driver")}
     if service and version:
-        return service, l10n.msg("windows.driver.bound", driver=service, version=version)
+        return service, l10n.msg("windows.driver.bound", driver=service, version=version), None
     if version:
-        return service, l10n.msg("windows.driver.version", version=version)
-    return service, l10n.msg("windows.driver.running")
+        return service, l10n.msg("windows.driver.version", version=version), None
+    return service, l10n.msg("windows.driver.running"), None
 
 
 def _address(a: dict) -> str:
@@ -296,7 +301,7 @@ def _pci(a: dict) -> dict | None:
     from accelgui.probes.platforms import common
 
     pnp = a["pnp"]
-    driver, evidence = _driver(a)
+    driver, evidence, state = _driver(a)
     size, source, lower = dedicated_memory(a)
     name = a["name"] if a.get("name") and not _BASIC_DISPLAY.search(a["name"]) else None
     integrated = True if a.get("hybrid") == "integrated" else (False if a.get("hybrid") == "discrete" else None)
@@ -311,10 +316,22 @@ def _pci(a: dict) -> dict | None:
         # specification row's figure stands where there is one
         rec["memory_bytes"], rec["memory_source"] = None, None
     if rec is not None:     # the Windows details of the device, for the inventory to merge
-        extra = {"pnp_id": pnp["hardware_id"], "driver_version": a.get("driver_version"),
-                 "memory_lower_bound_bytes": lower}
+        extra = {"pnp_id": _hardware_id(pnp), "memory_lower_bound_bytes": lower,
+                 # (a stopped or stand-in driver's version is not the device's driver)
+                 "driver_version": a.get("driver_version") if evidence else None}
         rec["details"] = {k: v for k, v in extra.items() if v is not None}
+        rec["driver_state"] = state
     return rec
+
+
+def _hardware_id(pnp: dict) -> str:
+    """The device's PnP hardware id (``PCI\\VEN_10DE&DEV_2684&SUBSYS_889D1043&REV_A1``): no
+    instance part (where a USB device keeps its serial number), and no part a table cut
+    short (``&R...``)."""
+    hardware_id = pnp["hardware_id"]
+    if hardware_id.endswith(("...", "\u2026")):
+        hardware_id = hardware_id.rstrip(".\u2026").rpartition("&")[0] or hardware_id
+    return hardware_id
 
 
 def _spec_memory(rec: dict) -> int | None:
@@ -337,13 +354,15 @@ def _soc(a: dict) -> dict | None:
     vendor = _ACPI_VENDORS.get(pnp["vendor"] or "")
     if vendor is None or a["cls"] not in _CLASS_CODES:
         return None
-    driver, evidence = _driver(a)
+    driver, evidence, state = _driver(a)
     kind = "gpu" if a["cls"] == "display" else "npu"
+    details = {"memory_shared": True, "pnp_id": _hardware_id(pnp),
+               "driver_version": a.get("driver_version") if evidence else None}
     dev = common.soc_device(kind, vendor, a.get("name") or f"{vendor} {kind}", _address(a), None,
-                            details={"memory_shared": True, "pnp_id": pnp["hardware_id"],
-                                     "driver_version": a.get("driver_version")},
+                            details={k: v for k, v in details.items() if v is not None},
                             driver_evidence=evidence)
     dev["driver"] = driver
+    dev["driver_state"] = state
     return dev
 
 
