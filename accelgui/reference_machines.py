@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from accelgui import benchmarks as B
+from accelgui import benchmarks as bench
 
 FILE = "reference_machines.json"
 KINDS = ("cpu", "gpu")
@@ -83,16 +83,16 @@ def machines(data: dict | None = None) -> list[dict]:
 def comparison(benchmarks_or_report, rows: list[dict] | None = None) -> list[dict]:
     """This machine's figures beside the published ones: one entry per (reference row, figure)
     this run measured too: {reference (the row), field, unit, reference_value, value (this
-    run's median, ``B.quantity``), share (value / reference_value)}. CPU rows are compared with
+    run's median, ``bench.quantity``), share (value / reference_value)}. CPU rows are compared with
     the CPU's STREAM triad, GPU rows with the first measured GPU."""
-    b = B.read(benchmarks_or_report) or {}
-    gpus = [e for e in B.gpu_devices(b) if not e.get("error")]
+    b = bench.read(benchmarks_or_report) or {}
+    gpus = [e for e in bench.gpu_devices(b) if not e.get("error")]
     out = []
     for row in rows if rows is not None else machines():
         for path, field, unit in COMPARED[row["kind"]]:
             if field not in row or (row["kind"] == "gpu" and not gpus):
                 continue
-            q = B.quantity(b, path.format(gpus[0].get("index")) if row["kind"] == "gpu" else path)
+            q = bench.quantity(b, path.format(gpus[0].get("index")) if row["kind"] == "gpu" else path)
             if q:
                 out.append({"reference": row, "field": field, "unit": unit,
                             "reference_value": row[field], "value": q["value"],

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from accelgui import benchmarks as B
+from accelgui import benchmarks as bench
 from accelgui.l10n import render
 from accelgui.probes.context import ProbeContext
 from accelgui.probes.kernels import peaks
@@ -47,18 +47,18 @@ def child_section() -> dict:
 def test_reader_on_every_fixture_report(path):
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    b = B.read(data)
+    b = bench.read(data)
     if not isinstance(data.get("benchmarks"), dict):
-        assert b is None and B.headline(data) == [] and B.memory_bandwidth(data) is None
+        assert b is None and bench.headline(data) == [] and bench.memory_bandwidth(data) is None
         return
     assert b["contract"] >= 1 and isinstance(b["spread"], dict)
-    rows = {r["key"]: r for r in B.headline(data)}
+    rows = {r["key"]: r for r in bench.headline(data)}
     assert rows["cpu.stream.triad_gbps"]["unit"] == "GB/s"
     assert rows["cpu.stream.triad_gbps"]["value"] == data["benchmarks"]["cpu"]["stream"]["triad_gbps"]
     fp64 = rows["cpu.fma.fp64_gflops_mt"]
     assert fp64["pct_of_peak"] == pytest.approx(100 * 7012.5 / 7526.4, abs=0.05)
-    assert B.memory_bandwidth(data)["median_gbps"] == 524.8
-    assert B.gpu_devices(data)[0]["index"] == 0
+    assert bench.memory_bandwidth(data)["median_gbps"] == 524.8
+    assert bench.gpu_devices(data)[0]["index"] == 0
 
 
 def test_older_shapes_are_upgraded_in_the_reader():
@@ -75,7 +75,7 @@ def test_older_shapes_are_upgraded_in_the_reader():
         e["device_triad_gbps"] = e.pop("triad_gbps")
         devices.append(e)
     b["gpu"] = {"devices": devices}                          # the list container of older reports
-    up = B.read(old)
+    up = bench.read(old)
     assert up["cpu"]["gemm"]["dgemm_gflops"] == 5812.3 and "fp64_gflops" not in up["cpu"]["gemm"]
     assert up["cpu"]["gemm"]["blas"] == {"internal_api": "mkl"}
     assert up["environment"]["threading_layer"] == "omp"
@@ -86,10 +86,10 @@ def test_older_shapes_are_upgraded_in_the_reader():
     s = up["spread"]["cpu.stream.triad_gbps"]
     assert s["median"] == 500.0 and s["max"] == 524.8
     assert s["min"] == pytest.approx(1 / (1 / 524.8 + 0.1 / 500), abs=0.01) and s["n"] == 7
-    rows = {r["key"]: r for r in B.headline(old)}
+    rows = {r["key"]: r for r in bench.headline(old)}
     assert rows["gpu.0.fp32_gflops"]["pct_of_peak"] == pytest.approx(100 * 59812 / 66908, abs=0.05)
     stored = Report.from_dict(old).benchmarks      # the report keeps the upgraded section
-    assert stored == B.read(old) and stored["gpu"]["0"]["triad_gbps"] == 3012.4
+    assert stored == bench.read(old) and stored["gpu"]["0"]["triad_gbps"] == 3012.4
 
 
 def test_the_current_child_shape_fits_the_shipped_schema():
@@ -101,7 +101,7 @@ def test_the_current_child_shape_fits_the_shipped_schema():
     data["benchmarks"] = child_section()
     jsonschema.validate(data, {"$defs": s["$defs"], "type": "object",
                                "properties": {"benchmarks": s["properties"]["benchmarks"]}})
-    assert B.read(data)["spread"]["gpu.0.triad_gbps"]["n"] == 3
+    assert bench.read(data)["spread"]["gpu.0.triad_gbps"]["n"] == 3
 
 
 @pytest.mark.parametrize("mutate,field", [
@@ -120,11 +120,11 @@ def test_a_section_off_the_contract_is_refused_naming_the_field(mutate, field):
     data["benchmarks"] = child_section()
     mutate(data["benchmarks"])
     if field is None:
-        assert B.read(data)["warnings"] == ["slow"]
+        assert bench.read(data)["warnings"] == ["slow"]
         Report.from_dict(data)
         return
-    with pytest.raises(B.BenchmarkError) as exc:
-        B.read(data)
+    with pytest.raises(bench.BenchmarkError) as exc:
+        bench.read(data)
     assert exc.value.path == field
     with pytest.raises(ReportError, match=field.replace("[", r"\[").replace("]", r"\]")):
         Report.from_dict(data)
@@ -133,7 +133,7 @@ def test_a_section_off_the_contract_is_refused_naming_the_field(mutate, field):
 # ---------------------------------------------------------------- notices
 
 def messages(data, lang="en") -> list[str]:
-    return [render(m, lang) for m in B.notices(data)]
+    return [render(m, lang) for m in bench.notices(data)]
 
 
 def test_a_clean_run_has_no_notice():
@@ -159,8 +159,8 @@ def test_disturbed_noisy_flat_and_throttled_runs_say_so():
     assert any("fma stage: thermal limit" in t for t in text)
     assert any("clock fell from 3.7 to 2.9 GHz" in t for t in text)
     assert "Benchmark warning: from the monitor" in text
-    assert all(render(m, "zh") for m in B.notices(data))
-    noisy = {r["key"] for r in B.headline(data) if r["noisy"]}
+    assert all(render(m, "zh") for m in bench.notices(data))
+    noisy = {r["key"] for r in bench.headline(data) if r["noisy"]}
     assert noisy == {"cpu.fma.fp64_gflops_mt"}
 
 
@@ -179,18 +179,18 @@ def test_notices_reach_every_report_format():
 def test_memory_bandwidth_gives_the_median_and_the_spread():
     data = fixture("rich")
     data["benchmarks"] = child_section()
-    mb = B.memory_bandwidth(data)
+    mb = bench.memory_bandwidth(data)
     assert mb == {"median_gbps": 510.0, "min_gbps": 500.0, "max_gbps": 524.8, "rel_spread": 0.049,
                   "source": "measured", "figure": "cpu.stream.triad_gbps"}
     dev = {"name": "NVIDIA H100 80GB HBM3", "vendor": "nvidia", "address": "0000:18:00.0"}
-    assert B.memory_bandwidth(data, dev, index=0)["median_gbps"] == 3005.0
-    assert B.memory_bandwidth(data, dict(dev, name="AMD Instinct MI300X"), index=0) is None
+    assert bench.memory_bandwidth(data, dev, index=0)["median_gbps"] == 3005.0
+    assert bench.memory_bandwidth(data, dict(dev, name="AMD Instinct MI300X"), index=0) is None
     data["benchmarks"]["gpu"]["0"]["pci_bus_id"] = "00000000:3b:00.0"
-    assert B.memory_bandwidth(data, dev, index=0) is None       # measured on another bus
+    assert bench.memory_bandwidth(data, dev, index=0) is None       # measured on another bus
 
 
 def test_reference_classes_are_dated_and_sourced():
-    table = B.reference_table()
+    table = bench.reference_table()
     for row in table["memory"] + table["fma_core"]:
         assert row["typical_low"] < row["typical_high"]
         assert row["as_of"] <= "2026-12-01" < row["review_by"]
@@ -214,7 +214,7 @@ def test_reference_classes_are_dated_and_sourced():
     ({"model_name": "AMD Ryzen 9 7950X", "microarchitecture": "zen4"}, {}, "desktop-ddr5-2ch"),
 ])
 def test_memory_class_of_a_machine(cpu, platform, klass):
-    assert B.memory_class({"schema_version": "1.0", "cpu": cpu, "platform": platform})[0] == klass
+    assert bench.memory_class({"schema_version": "1.0", "cpu": cpu, "platform": platform})[0] == klass
 
 
 # ---------------------------------------------------------------- memory cap: cgroup, rlimit

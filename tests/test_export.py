@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from accelgui.export import FORMATS, render
-from accelgui.export import common as C
+from accelgui.export import common
 from report_fixtures import REPORTS, has_qt_gui, load
 
 from accelgui.report import Report, validate
@@ -381,9 +381,9 @@ def value_of(fams, name, **labels) -> float:
 
 
 def prom(report, part):
-    from accelgui.export import prometheus as P
+    from accelgui.export import prometheus
 
-    return P.render(report, part=part)
+    return prometheus.render(report, part=part)
 
 
 @pytest.mark.parametrize("part", ["inventory", "benchmark"])
@@ -468,13 +468,13 @@ def test_prometheus_metrics_of_the_h100_server():
 
 
 def test_prometheus_pci_bus_id_in_dcgm_form():
-    from accelgui.export import prometheus as P
+    from accelgui.export import prometheus
 
-    assert P.pci_bus_id("0000:1b:00.0") == "00000000:1B:00.0"
-    assert P.pci_bus_id("00000000:1B:00.0") == "00000000:1B:00.0"
-    assert P.pci_bus_id("1b:00.0") == "00000000:1B:00.0"
-    assert P.pci_bus_id("10000:af:1f.7") == "00010000:AF:1F.7"
-    assert P.pci_bus_id("usb:1-2") is None and P.pci_bus_id(None) is None
+    assert prometheus.pci_bus_id("0000:1b:00.0") == "00000000:1B:00.0"
+    assert prometheus.pci_bus_id("00000000:1B:00.0") == "00000000:1B:00.0"
+    assert prometheus.pci_bus_id("1b:00.0") == "00000000:1B:00.0"
+    assert prometheus.pci_bus_id("10000:af:1f.7") == "00010000:AF:1F.7"
+    assert prometheus.pci_bus_id("usb:1-2") is None and prometheus.pci_bus_id(None) is None
 
 
 def test_prometheus_zero_devices_still_counted():
@@ -491,7 +491,7 @@ def test_prometheus_escapes_hostile_label_values():
     feats = {lab["feature"] for lab, _ in fams["accelgui_cpu_feature"]}
     assert 'evil"} 1 injected_metric 1' in feats          # kept as a value, newline folded
     vendor = fams["accelgui_device_info"][0][0]["vendor"]
-    assert vendor == C.clean(report.devices[0].vendor) == 'nv"idia\\ <x>'
+    assert vendor == common.clean(report.devices[0].vendor) == 'nv"idia\\ <x>'
 
 
 def test_prometheus_has_no_empty_families_on_an_empty_report():
@@ -657,15 +657,15 @@ def test_nfd_sanitize_rules():
 # --------------------------------------------------------------------------- helpers
 
 def test_common_formatting():
-    assert C.fmt_bytes(85520809984) == "79.6 GiB"
-    assert C.fmt_bytes(1024) == "1 KiB" and C.fmt_bytes(None) == "unknown"
-    assert C.fmt_bytes(None, "zh") == "\u672a\u77e5"
-    assert C.fmt_gbps(3012.4) == "3,012.4 GB/s" and C.fmt_gflops(14021.8) == "14,022 GFLOP/s"
-    assert C.fmt_value("latency_ns", 1.1) == "1.1 ns"
-    assert C.fmt_value("decode_tokens_per_s", 22.3) == "22.3 tokens/s"
-    assert C.clean("a\x1b[31mb\x1b[0m\u202ec\x07\nd") == "abc d"
-    assert C.esc_md("a|b") == "a\\|b" and C.esc_md("- x") == "\\- x" and C.esc_md("1. x") == "1\\. x"
-    assert C.esc_html('"<&>') == "&quot;&lt;&amp;&gt;"
+    assert common.fmt_bytes(85520809984) == "79.6 GiB"
+    assert common.fmt_bytes(1024) == "1 KiB" and common.fmt_bytes(None) == "unknown"
+    assert common.fmt_bytes(None, "zh") == "\u672a\u77e5"
+    assert common.fmt_gbps(3012.4) == "3,012.4 GB/s" and common.fmt_gflops(14021.8) == "14,022 GFLOP/s"
+    assert common.fmt_value("latency_ns", 1.1) == "1.1 ns"
+    assert common.fmt_value("decode_tokens_per_s", 22.3) == "22.3 tokens/s"
+    assert common.clean("a\x1b[31mb\x1b[0m\u202ec\x07\nd") == "abc d"
+    assert common.esc_md("a|b") == "a\\|b" and common.esc_md("- x") == "\\- x" and common.esc_md("1. x") == "1\\. x"
+    assert common.esc_html('"<&>') == "&quot;&lt;&amp;&gt;"
 
 
 def test_report_labels_and_words_come_from_the_catalogue_in_both_languages():
@@ -675,9 +675,9 @@ def test_report_labels_and_words_come_from_the_catalogue_in_both_languages():
     assert len(ids) > 100
     for id_ in ids:
         assert l10n.catalogue("zh")[id_], id_
-    assert C.label("devices", "zh") == l10n.tr("app.label.devices", "zh") != C.label("devices")
-    assert C.word("driver-missing") == "driver missing" and C.word("partly measured", "zh") != "partly measured"
-    assert C.label("no-such-label") == "no-such-label" and C.word("odd\x1bvalue") == "oddvalue"
+    assert common.label("devices", "zh") == l10n.tr("app.label.devices", "zh") != common.label("devices")
+    assert common.word("driver-missing") == "driver missing" and common.word("partly measured", "zh") != "partly measured"
+    assert common.label("no-such-label") == "no-such-label" and common.word("odd\x1bvalue") == "oddvalue"
 
 
 def test_generic_estimates_shape_renders():
@@ -845,7 +845,7 @@ def test_routes_are_a_compact_table(fmt):
     report = load("rich")
     out = render(report, fmt)
     for r in report.routes:
-        assert C.route_title(r, "en")[:30] in out             # text cuts long titles at 40
+        assert common.route_title(r, "en")[:30] in out             # text cuts long titles at 40
     if fmt == "markdown":
         rows = [ln for ln in out.splitlines() if ln.startswith("| ") and "Verdict" in ln]
         assert rows == ["| Route | Verdict | Why | First step |"]

@@ -12,19 +12,19 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
 
-import metrics_reference as R
+import metrics_reference
 
 REGENERATE = "python tests/tools/metrics_reference.py --write"
 
 
 @pytest.fixture(scope="module")
 def generated() -> str:
-    return R.generate()
+    return metrics_reference.generate()
 
 
 def test_the_committed_reference_is_the_generated_one(generated):
-    assert os.path.exists(R.DOC), f"docs/metrics.md is missing: run `{REGENERATE}`"
-    with open(R.DOC, encoding="utf-8") as f:
+    assert os.path.exists(metrics_reference.DOC), f"docs/metrics.md is missing: run `{REGENERATE}`"
+    with open(metrics_reference.DOC, encoding="utf-8") as f:
         committed = f.read()
     assert committed == generated, f"docs/metrics.md is out of date with the code: run `{REGENERATE}`"
 
@@ -35,11 +35,11 @@ def _documented(text: str, heading: str) -> set[str]:
 
 
 def test_every_family_of_every_source_is_documented(generated):
-    report = R._report()
+    report = metrics_reference._report()
     sources = {
-        "## The `--serve-metrics` endpoint": R.endpoint_families(report=report),
-        "## The inventory textfile": R.textfile_families("inventory", report),
-        "## The benchmark textfile": R.textfile_families("benchmark", report),
+        "## The `--serve-metrics` endpoint": metrics_reference.endpoint_families(report=report),
+        "## The inventory textfile": metrics_reference.textfile_families("inventory", report),
+        "## The benchmark textfile": metrics_reference.textfile_families("benchmark", report),
     }
     for heading, fams in sources.items():
         names = {f["name"] for f in fams}

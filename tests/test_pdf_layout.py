@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from accelgui.export import common as C
-from accelgui.export import html as H
+from accelgui.export import common
+from accelgui.export import html
 from accelgui.report import Report
 from report_fixtures import has_qt_gui, load
 
@@ -51,8 +51,8 @@ def pdf_pages(report, lang: str, tmp_path, images: dict | None = None) -> list[s
 
 def headings(report, lang: str) -> set[str]:
     """Every heading the PDF prints: table titles and chart captions."""
-    titles = {t.title for t in C.build_sections(report, lang) if t.on_paper and t.title}
-    titles |= {caption for caption, _svg in H.charts(report, lang)}
+    titles = {t.title for t in common.build_sections(report, lang) if t.on_paper and t.title}
+    titles |= {caption for caption, _svg in html.charts(report, lang)}
     return {" ".join(t.split()) for t in titles}
 
 
@@ -75,7 +75,7 @@ def test_rich_report_fits_six_pages_and_strands_no_heading(tmp_path, lang):
     pages = pdf_pages(report, lang, tmp_path, images)
     assert len(pages) <= 6, f"{len(pages)} pages"
     titles = headings(report, lang)
-    captions = {" ".join(c.split()) for c, _svg in H.charts(report, lang)}
+    captions = {" ".join(c.split()) for c, _svg in html.charts(report, lang)}
     assert titles and len(captions) >= 3
     assert sum(images.values()) == len(captions)
     for i, page in enumerate(pages[:-1]):
@@ -123,7 +123,7 @@ def test_same_run_same_numbers_in_table_roofline_and_pdf(tmp_path, qtbot):
     data["benchmarks"] = quick_section()
     report = Report.from_dict(data)
 
-    from accelgui.export import benchmarks as EB
+    from accelgui.export import benchmarks as bench_export
     from accelgui.gui.views.benchmarks import BenchmarksView
     from accelgui.gui.views.common import ViewState
 
@@ -137,7 +137,7 @@ def test_same_run_same_numbers_in_table_roofline_and_pdf(tmp_path, qtbot):
     rows = {r[0]: r for r in view.figure_table_rows(report, view._read(report)) if len(r) > 1}
     assert rows["Triad bandwidth, all threads"][1:4] == ("35 GB/s", "21.2 GB/s – 38.2 GB/s", "6")
 
-    svg = H.roofline_svg(EB.section(report), "en")
+    svg = html.roofline_svg(bench_export.section(report), "en")
     assert "STREAM triad (memory): 35 GB/s" in svg and "DGEMM, n = 1024: 99.7 GFLOP/s" in svg
     assert "stream_triad" not in svg and ">dgemm" not in svg
     assert "61.1 GFLOP/s, 35 GB/s" in svg

@@ -17,8 +17,8 @@ The helpers the other exporters call (``gpu_entries``, ``gpu_value``, ``theory_f
 
 from __future__ import annotations
 
-from accelgui import benchmarks as B
-from accelgui.export import common as C
+from accelgui import benchmarks as bench
+from accelgui.export import common
 from accelgui.l10n import msg, render, tr
 
 # The figures the benchmark child writes per GPU (probes/kernels/gpu_kernels.py; older names are
@@ -31,19 +31,19 @@ GPU_PEAK_BW = ("memory_peak_gbps",)
 def section(benchmarks_or_report) -> dict:
     """The upgraded section ({} when there is none, or it is off the contract)."""
     try:
-        return B.read(benchmarks_or_report) or {}
-    except B.BenchmarkError:
+        return bench.read(benchmarks_or_report) or {}
+    except bench.BenchmarkError:
         return {}
 
 
 def gpu_entries(benchmarks) -> list[dict]:
     """The per-device GPU benchmark dicts (each with its ``index``), in index order."""
-    return B.gpu_devices(section(benchmarks))
+    return bench.gpu_devices(section(benchmarks))
 
 
 def gpu_value(entry: dict, *names):
     for n in names:
-        v = C.num(entry.get(n))
+        v = common.num(entry.get(n))
         if v is not None:
             return v
     return None
@@ -55,7 +55,7 @@ def theory_finder(benchmarks):
     b = section(benchmarks)
 
     def theory(key: str):
-        value = B.figure(b, f"cpu.theoretical.{key}")
+        value = bench.figure(b, f"cpu.theoretical.{key}")
         return (value, f"cpu.theoretical.{key}") if value is not None else (None, None)
     return theory
 
@@ -84,24 +84,24 @@ def stat_text(q: dict | None, lang: str = "en", short: bool = False) -> str:
     if q["statistic"] != "median":
         return tr(f"figures.stat.single{end}", lang)
     return tr(f"figures.stat.median{end}" if q.get("n") else f"figures.stat.median{end}_n_unknown", lang,
-              n=q.get("n") or "", low=C.fmt_num(q["min"]), high=C.fmt_num(q["max"]))
+              n=q.get("n") or "", low=common.fmt_num(q["min"]), high=common.fmt_num(q["max"]))
 
 
 def roofline_data(benchmarks_or_report, lang: str = "en") -> dict | None:
-    """What every roofline draws, from the one statistic per quantity (``B.quantity``):
+    """What every roofline draws, from the one statistic per quantity (``bench.quantity``):
     ``roof`` {gflops, gbps, label}: the measured roof, FP64 FMA on all cores under STREAM triad
     on all threads; ``theoretical`` {gflops, gbps, label} or None; ``gpu``: the first GPU's
     FP32 roof or None; ``points`` [{id, label, flops_per_byte (None: compute only), gflops,
     quantity, unit, value}]. None without a bandwidth and a compute figure."""
     b = section(benchmarks_or_report)
-    bw, fma = B.quantity(b, "cpu.stream.triad_gbps"), B.quantity(b, "cpu.fma.fp64_gflops_mt")
-    theo_gflops = B.figure(b, "cpu.theoretical.fp64_gflops_mt")
+    bw, fma = bench.quantity(b, "cpu.stream.triad_gbps"), bench.quantity(b, "cpu.fma.fp64_gflops_mt")
+    theo_gflops = bench.figure(b, "cpu.theoretical.fp64_gflops_mt")
     if not bw or not (fma or theo_gflops):
         return None
-    n = B.figure(b, "cpu.gemm.n")
+    n = bench.figure(b, "cpu.gemm.n")
     points = []
     for pid, path, ai in ROOFLINE_POINTS:
-        q = B.quantity(b, path)
+        q = bench.quantity(b, path)
         if not q or (pid == "dgemm" and not n):
             continue
         if pid == "dgemm":
@@ -116,24 +116,24 @@ def roofline_data(benchmarks_or_report, lang: str = "en") -> dict | None:
         median = fma["statistic"] == bw["statistic"] == "median"
         roof = {"gflops": fma["value"], "gbps": bw["value"],
                 "label": tr("figures.roof.measured" if median else "figures.roof.measured_single", lang,
-                            gflops=C.fmt_num(fma["value"]), gbps=C.fmt_num(bw["value"]))}
+                            gflops=common.fmt_num(fma["value"]), gbps=common.fmt_num(bw["value"]))}
     theo = None
     if theo_gflops:
-        theo_gbps = B.figure(b, "cpu.theoretical.memory_gbps") or bw["value"]
+        theo_gbps = bench.figure(b, "cpu.theoretical.memory_gbps") or bw["value"]
         theo = {"gflops": theo_gflops, "gbps": theo_gbps,
-                "label": tr("figures.roof.theoretical", lang, gflops=C.fmt_num(theo_gflops))}
+                "label": tr("figures.roof.theoretical", lang, gflops=common.fmt_num(theo_gflops))}
     return {"roof": roof, "theoretical": theo, "points": points, "gpu": _gpu_roof(b, lang)}
 
 
 def _gpu_roof(b: dict, lang: str) -> dict | None:
     """The first measured GPU's FP32 roof (median triad and FMA), or None."""
-    for e in B.gpu_devices(b):
+    for e in bench.gpu_devices(b):
         idx = e.get("index")
-        bw, fl = B.quantity(b, f"gpu.{idx}.triad_gbps"), B.quantity(b, f"gpu.{idx}.fp32_gflops")
+        bw, fl = bench.quantity(b, f"gpu.{idx}.triad_gbps"), bench.quantity(b, f"gpu.{idx}.fp32_gflops")
         if bw and fl and not e.get("error"):
             return {"gflops": fl["value"], "gbps": bw["value"],
-                    "label": tr("figures.roof.gpu", lang, index=idx, gflops=C.fmt_num(fl["value"]),
-                                gbps=C.fmt_num(bw["value"]))}
+                    "label": tr("figures.roof.gpu", lang, index=idx, gflops=common.fmt_num(fl["value"]),
+                                gbps=common.fmt_num(bw["value"]))}
     return None
 
 
@@ -141,12 +141,12 @@ def point_text(point: dict, lang: str = "en", short: bool = True) -> str:
     """A roofline point's legend: its name, its figure in the unit people read it in (GB/s for
     STREAM, GFLOP/s otherwise) and the statistic ("median of 7"; the range too unless
     ``short``)."""
-    return tr("figures.point.legend", lang, label=point["label"], value=C.fmt_num(point["value"]),
+    return tr("figures.point.legend", lang, label=point["label"], value=common.fmt_num(point["value"]),
               unit=point["unit"], stat=stat_text(point["quantity"], lang, short=short))
 
 
 def _fmt(value, unit: str, lang: str) -> str:
-    return C.fmt_num(value, 2 if unit == "ns" else 1)
+    return common.fmt_num(value, 2 if unit == "ns" else 1)
 
 
 def _spread_text(row: dict) -> str:
@@ -154,15 +154,15 @@ def _spread_text(row: dict) -> str:
     if s.get("min") is None or s.get("max") is None:
         return ""
     rel = f" ({100 * s['rel']:.0f} %)" if s.get("rel") is not None else ""   # (max - min) / median
-    return f"{C.fmt_num(s['min'])} – {C.fmt_num(s['max'])}{rel}"
+    return f"{common.fmt_num(s['min'])} – {common.fmt_num(s['max'])}{rel}"
 
 
 def _reference_text(row: dict, lang: str) -> str:
     ref = row.get("reference")
     if not ref:
         return ""
-    return tr("bench.reference.range", lang, low=C.fmt_num(ref["typical_low"]),
-              high=C.fmt_num(ref["typical_high"]), unit=ref["unit"], klass=ref["label"])
+    return tr("bench.reference.range", lang, low=common.fmt_num(ref["typical_low"]),
+              high=common.fmt_num(ref["typical_high"]), unit=ref["unit"], klass=ref["label"])
 
 
 def short_headline(report) -> list[dict]:
@@ -170,11 +170,11 @@ def short_headline(report) -> list[dict]:
     "1 of N alike"): eight identical cards make four rows, not thirty-two."""
     b = section(report)
     seen: dict = {}
-    for e in B.gpu_devices(b):
+    for e in bench.gpu_devices(b):
         seen.setdefault(e.get("name"), []).append(str(e.get("index")))
     keep = {ids[0]: len(ids) for ids in seen.values()}
     out = []
-    for r in B.headline(report):
+    for r in bench.headline(report):
         parts = r["key"].split(".")
         if parts[0] == "gpu":
             if parts[1] not in keep:
@@ -192,16 +192,16 @@ def headline_rows(report, lang: str = "en") -> list[list[str]]:
     rows = []
     for r in short_headline(report):
         name = render(r["label"], lang) + (" ⚠" if r["noisy"] else "")
-        pct = f"{C.fmt_num(r['pct_of_peak'])} %" if r["pct_of_peak"] is not None else ""
-        rows.append([C.label_text(name), _fmt(r["value"], r["unit"], lang), r["unit"], pct,
-                     _spread_text(r), C.clean(_reference_text(r, lang))])
+        pct = f"{common.fmt_num(r['pct_of_peak'])} %" if r["pct_of_peak"] is not None else ""
+        rows.append([common.label_text(name), _fmt(r["value"], r["unit"], lang), r["unit"], pct,
+                     _spread_text(r), common.clean(_reference_text(r, lang))])
     return rows
 
 
 def notice_texts(report, lang: str = "en") -> list[str]:
     try:
-        return [C.clean(notice_text(m, lang)) for m in B.notices(report)]
-    except B.BenchmarkError:
+        return [common.clean(notice_text(m, lang)) for m in bench.notices(report)]
+    except bench.BenchmarkError:
         return []
 
 
@@ -213,18 +213,18 @@ def sections(report, lang: str = "en") -> list:
     T = lambda k: tr(k, lang)  # noqa: E731
     note = None
     if b.get("error"):
-        note = f"{C.label('bench_error', lang)}: {C.clean(b.get('error'))}"
+        note = f"{common.label('bench_error', lang)}: {common.clean(b.get('error'))}"
     rows = headline_rows(report, lang)
-    why = B.gpu_status(section(report)) if section(report) else None
+    why = bench.gpu_status(section(report)) if section(report) else None
     if why and not note:
-        note = f"GPU: {C.clean(why)}"
-    out = [C.Table("benchmarks", C.label("benchmarks", lang),
+        note = f"GPU: {common.clean(why)}"
+    out = [common.Table("benchmarks", common.label("benchmarks", lang),
                    [T("bench.col.figure"), T("bench.col.value"), T("bench.col.unit"),
                     T("bench.col.peak"), T("bench.col.spread"), T("bench.col.reference")],
                    rows, note=note, wide_cols=[4])]
     notes = notice_texts(report, lang)
     if notes:
-        out.append(C.Table("benchmarks_notices", T("bench.notices"), [T("figures.col.notice")],
+        out.append(common.Table("benchmarks_notices", T("bench.notices"), [T("figures.col.notice")],
                            [["⚠ " + n] for n in notes], level=3))
     return out
 
@@ -234,12 +234,12 @@ def appendix_sections(report, lang: str = "en") -> list:
     b = section(report)
     if not b:
         return []
-    rows = [[C.clean(path), C.fmt_value(path.rsplit(".", 1)[-1], v, lang)]
-            for path, v in C.numeric_leaves({k: v for k, v in b.items() if k != "spread"})]
-    rows += [[C.clean(f"spread.{path}"), f"{C.fmt_num(s.get('min'))} / {C.fmt_num(s.get('median'))} / "
-              f"{C.fmt_num(s.get('max'))}"] for path, s in sorted((b.get("spread") or {}).items())
+    rows = [[common.clean(path), common.fmt_value(path.rsplit(".", 1)[-1], v, lang)]
+            for path, v in common.numeric_leaves({k: v for k, v in b.items() if k != "spread"})]
+    rows += [[common.clean(f"spread.{path}"), f"{common.fmt_num(s.get('min'))} / {common.fmt_num(s.get('median'))} / "
+              f"{common.fmt_num(s.get('max'))}"] for path, s in sorted((b.get("spread") or {}).items())
              if isinstance(s, dict)]
-    return [C.Table("appendix_benchmarks", tr("bench.heading.raw", lang), ["", ""], rows)]
+    return [common.Table("appendix_benchmarks", tr("bench.heading.raw", lang), ["", ""], rows)]
 
 
 def text_lines(report, lang: str = "en") -> list[str]:
@@ -249,17 +249,17 @@ def text_lines(report, lang: str = "en") -> list[str]:
         return []
     out = []
     if b.get("error"):
-        out.append(f"  {C.label('bench_error', lang)}: {C.clean(b.get('error'))}")
+        out.append(f"  {common.label('bench_error', lang)}: {common.clean(b.get('error'))}")
     for r in short_headline(report):
-        extra = [tr("bench.ui.pct_of_peak", lang, pct=C.fmt_num(r["pct_of_peak"]))
+        extra = [tr("bench.ui.pct_of_peak", lang, pct=common.fmt_num(r["pct_of_peak"]))
                  if r["pct_of_peak"] is not None else "", _spread_text(r), _reference_text(r, lang)]
         name = render(r["label"], lang) + (" !" if r["noisy"] else "")
         text = "; ".join(x for x in extra if x)
-        out.append(f"  {C.label_text(name)}: {_fmt(r['value'], r['unit'], lang)} {r['unit']}"
-                   + (f" ({C.clean(text)})" if text else ""))
-    why = B.gpu_status(section(report)) if section(report) else None
+        out.append(f"  {common.label_text(name)}: {_fmt(r['value'], r['unit'], lang)} {r['unit']}"
+                   + (f" ({common.clean(text)})" if text else ""))
+    why = bench.gpu_status(section(report)) if section(report) else None
     if why:
-        out.append(f"  GPU: {C.clean(why)}")
+        out.append(f"  GPU: {common.clean(why)}")
     out.extend(f"  ! {n}" for n in notice_texts(report, lang))
     return out
 
@@ -312,18 +312,18 @@ def _leaf(b: dict, path: str):
 
 def _value_text(value, unit: str, lang: str) -> str:
     if isinstance(value, str):
-        return C.clean(tr(f"figures.mode.{value}", lang) if value in ("quick", "full") else value)
+        return common.clean(tr(f"figures.mode.{value}", lang) if value in ("quick", "full") else value)
     if unit == "B":
-        return C.fmt_bytes(value, lang)
+        return common.fmt_bytes(value, lang)
     if unit == "%":
-        return f"{C.fmt_num(100.0 * value)} %"
-    return f"{C.fmt_num(value)} {unit}".strip()
+        return f"{common.fmt_num(100.0 * value)} %"
+    return f"{common.fmt_num(value)} {unit}".strip()
 
 
 def _share_row(b: dict, path: str, name: str, lang: str) -> dict | None:
     """A share of the peak: the median figure over the theoretical peak, with its range."""
     fig_path, peak_path = path.split("/")
-    q, peak = B.quantity(b, fig_path), B.figure(b, peak_path)
+    q, peak = bench.quantity(b, fig_path), bench.figure(b, peak_path)
     if not q or not peak:
         return None
     repeats = q["statistic"] == "median"
@@ -337,9 +337,9 @@ def _figure_row(b: dict, path: str, name: str, unit: str, lang: str) -> dict | N
     if unit == "%":
         return _share_row(b, path, name, lang)
     value = _leaf(b, path)
-    if isinstance(value, bool) or not (isinstance(value, str) and value or C.num(value) is not None):
+    if isinstance(value, bool) or not (isinstance(value, str) and value or common.num(value) is not None):
         return None
-    q = B.quantity(b, path) if not isinstance(value, str) else None
+    q = bench.quantity(b, path) if not isinstance(value, str) else None
     repeats = bool(q and q["statistic"] == "median")
     shown = q["value"] if q else value
     return {"key": path, "quantity": name, "value": _value_text(shown, unit, lang),
@@ -350,15 +350,15 @@ def _figure_row(b: dict, path: str, name: str, unit: str, lang: str) -> dict | N
 
 def _cache_sweep_row(b: dict, lang: str) -> dict | None:
     points = [p for p in _leaf(b, "cpu.cache_sweep") or [] if isinstance(p, dict)
-              and C.num(p.get("bytes")) and C.num(p.get("gbps")) is not None]
+              and common.num(p.get("bytes")) and common.num(p.get("gbps")) is not None]
     if not points:
         return None
     sizes = sorted(p["bytes"] for p in points)
     best = max(p["gbps"] for p in points)
     return {"key": "cpu.cache_sweep", "quantity": tr("figures.q.sweep", lang),
-            "value": tr("figures.v.sweep", lang, n=len(points), low=C.fmt_bytes(sizes[0], lang),
-                        high=C.fmt_bytes(sizes[-1], lang)),
-            "range": tr("figures.v.sweep_best", lang, gbps=C.fmt_num(best)), "runs": ""}
+            "value": tr("figures.v.sweep", lang, n=len(points), low=common.fmt_bytes(sizes[0], lang),
+                        high=common.fmt_bytes(sizes[-1], lang)),
+            "range": tr("figures.v.sweep_best", lang, gbps=common.fmt_num(best)), "runs": ""}
 
 
 def figure_groups(benchmarks_or_report, lang: str = "en") -> list[tuple[str, list[dict]]]:
@@ -374,16 +374,16 @@ def figure_groups(benchmarks_or_report, lang: str = "en") -> list[tuple[str, lis
         rows = [r for r in rows if r]
         if rows:
             out.append((tr(f"figures.group.{group}", lang), rows))
-    for e in B.gpu_devices(b):
+    for e in bench.gpu_devices(b):
         idx = e.get("index")
         rows = [_figure_row(b, f"gpu.{idx}.{key}", tr(f"figures.q.{qid}", lang), unit, lang)
                 for key, qid, unit in GPU_FIGURES]
         rows = [r for r in rows if r]
         if rows or e.get("error"):
-            name = C.label_text(e.get("name")) or ""
+            name = common.label_text(e.get("name")) or ""
             if e.get("error"):
                 rows.append({"key": f"gpu.{idx}.error", "quantity": tr("figures.q.gpu_error", lang),
-                             "value": C.clean(e["error"]), "range": "", "runs": ""})
+                             "value": common.clean(e["error"]), "range": "", "runs": ""})
             out.append((tr("figures.group.gpu", lang, index=idx, name=name), rows))
     return out
 
@@ -401,9 +401,9 @@ def raw_rows(benchmarks_or_report) -> list[tuple[str, str]]:
             for i, v in enumerate(value):
                 walk(f"{prefix}[{i}]", v)
         elif isinstance(value, list):
-            rows.append((prefix, C.clean(", ".join(map(str, value)), limit=1 << 16)))
+            rows.append((prefix, common.clean(", ".join(map(str, value)), limit=1 << 16)))
         else:
-            rows.append((prefix, C.fmt_num(value) if C.num(value) is not None else C.clean(value)))
+            rows.append((prefix, common.fmt_num(value) if common.num(value) is not None else common.clean(value)))
     walk("", b)
     return rows
 
@@ -418,7 +418,7 @@ RECHECK_WORDS = {"clock (all threads)": "clock_mt", "fp64 FMA (all threads)": "f
 
 
 def _stage_word(name, lang: str) -> str:
-    return tr(f"figures.stage.{name}", lang) if name in STAGE_WORDS else C.clean(name)
+    return tr(f"figures.stage.{name}", lang) if name in STAGE_WORDS else common.clean(name)
 
 
 def notice_text(message: dict, lang: str = "en") -> str:

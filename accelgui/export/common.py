@@ -4,7 +4,7 @@ Each concern has its own module: labels (the catalogue's report labels), sanitiz
 strings), numbers (units), facts (CPU/DMI/device texts), route_text, estimates, table and
 sections (the report as tables); the benchmark section is accelgui/export/benchmarks.py (it
 reads through accelgui.benchmarks). This module keeps a few generic helpers and re-exports the
-others under their old names, so ``from accelgui.export import common as C`` keeps working;
+others under their old names, so ``from accelgui.export import common`` keeps working;
 ``build_sections``, ``estimate_tables``, ``estimate_sections`` and the benchmark helpers are
 loaded on first use (those modules import this one).
 """

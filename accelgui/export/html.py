@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from accelgui.export import benchmarks as EB
-from accelgui.export import common as C
+from accelgui.export import benchmarks as bench_export
+from accelgui.export import common
 from accelgui.l10n import tr
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -69,12 +69,12 @@ footer { margin-top: 2.5rem; color: #57606a; font-size: .85rem; border-top: 1px 
 _STATUS_CLASSES = {"ready", "ok", "partial", "runtime-missing", "absent", "remote", "unknown",
                    "unavailable", "driver-missing", "no-access", "error", "timeout"}
 
-E = C.esc_html
+E = common.esc_html
 
 
 def badge(status, lang: str = "en", qt: bool = False) -> str:
     key = str(status) if str(status) in _STATUS_CLASSES else "unknown"
-    text = E(C.word(status, lang))
+    text = E(common.word(status, lang))
     if qt:
         colour = {"ready": "#116329", "ok": "#116329", "partial": "#7d4e00", "runtime-missing": "#7d4e00",
                   "absent": "#57606a", "remote": "#0a3069", "unknown": "#57606a"}.get(key, "#a40e26")
@@ -82,7 +82,7 @@ def badge(status, lang: str = "en", qt: bool = False) -> str:
     return f'<span class="badge s-{key}">{text}</span>'
 
 
-def table_html(t: C.Table, lang: str = "en", qt: bool = False) -> str:
+def table_html(t: common.Table, lang: str = "en", qt: bool = False) -> str:
     attrs = ' border="1" cellspacing="0" cellpadding="3" width="100%"' if qt else ""
     out = []
     tag = f"h{min(6, t.level)}"
@@ -134,12 +134,12 @@ def bars_svg(pairs, unit: str, lang: str = "en") -> str:
     label_w, bar_w, row_h, top = 170, 300, 24, 28
     w, h = label_w + bar_w + 200, top + row_h * len(pairs) + 12
     scale = max(max(m, t or 0) for _, m, t, _ in pairs) or 1.0
-    title = f"{C.label('measured_vs_theoretical', lang)} ({unit})"
+    title = f"{common.label('measured_vs_theoretical', lang)} ({unit})"
     out = [_svg_open(w, h, title)]
     out.append(f'<rect x="{label_w}" y="8" width="12" height="10" fill="#2f81f7"/>'
                f'<text x="{label_w + 16}" y="17">{E(tr("figures.legend.measured_median", lang))}</text>'
                f'<rect x="{label_w + 230}" y="8" width="12" height="10" fill="#d0d7de"/>'
-               f'<text x="{label_w + 246}" y="17">{E(C.label("theoretical", lang))}</text>')
+               f'<text x="{label_w + 246}" y="17">{E(common.label("theoretical", lang))}</text>')
     for i, (name, measured, theory, _) in enumerate(pairs):
         y = top + i * row_h
         out.append(f'<text x="{label_w - 6}" y="{y + 15}" text-anchor="end">{E(name)}</text>')
@@ -148,9 +148,9 @@ def bars_svg(pairs, unit: str, lang: str = "en") -> str:
                        f'height="16" fill="#d0d7de"/>')
         out.append(f'<rect x="{label_w}" y="{y + 5}" width="{_f(max(1.0, bar_w * measured / scale))}" '
                    f'height="12" fill="#2f81f7"/>')
-        text = f"{C.fmt_num(measured)} {unit}"
+        text = f"{common.fmt_num(measured)} {unit}"
         if theory:
-            text = f"{C.fmt_num(measured)} / {C.fmt_num(theory)} {unit} ({measured / theory * 100:.0f} %)"
+            text = f"{common.fmt_num(measured)} / {common.fmt_num(theory)} {unit} ({measured / theory * 100:.0f} %)"
         x_text = label_w + bar_w * max(measured, theory or 0) / scale + 6
         out.append(f'<text x="{_f(x_text)}" y="{y + 15}">{E(text)}</text>')
     out.append("</svg>")
@@ -169,7 +169,7 @@ def _log_ticks(lo: float, hi: float, base: float = 10.0) -> list[float]:
 def sweep_svg(points, caches: dict, lang: str = "en") -> str:
     """Read bandwidth against working-set size, log-x, with the cache sizes marked."""
     pts = sorted((float(p["bytes"]), float(p["gbps"])) for p in points
-                 if C.num(p.get("bytes")) and C.num(p.get("gbps")) is not None and p["bytes"] > 0)
+                 if common.num(p.get("bytes")) and common.num(p.get("gbps")) is not None and p["bytes"] > 0)
     w, h, ml, mr, mt, mb = 660, 300, 58, 16, 16, 46
     x0, x1 = math.log2(pts[0][0]), math.log2(pts[-1][0])
     if x1 <= x0:
@@ -182,35 +182,35 @@ def sweep_svg(points, caches: dict, lang: str = "en") -> str:
     def py(g):
         return h - mb - g / ymax * (h - mt - mb)
 
-    title = C.label("cache_sweep", lang)
+    title = common.label("cache_sweep", lang)
     out = [_svg_open(w, h, title)]
     out.append(f'<line x1="{ml}" y1="{h - mb}" x2="{w - mr}" y2="{h - mb}" stroke="#57606a"/>'
                f'<line x1="{ml}" y1="{mt}" x2="{ml}" y2="{h - mb}" stroke="#57606a"/>')
     for t in _log_ticks(pts[0][0], pts[-1][0], 4.0):
         x = px(t)
         out.append(f'<line x1="{_f(x)}" y1="{h - mb}" x2="{_f(x)}" y2="{h - mb + 4}" stroke="#57606a"/>'
-                   f'<text x="{_f(x)}" y="{h - mb + 16}" text-anchor="middle">{E(C.fmt_bytes(t))}</text>')
+                   f'<text x="{_f(x)}" y="{h - mb + 16}" text-anchor="middle">{E(common.fmt_bytes(t))}</text>')
     for i in range(5):
         g = ymax / 1.1 * i / 4
         y = py(g)
         out.append(f'<line x1="{ml - 4}" y1="{_f(y)}" x2="{w - mr}" y2="{_f(y)}" stroke="#eaeef2"/>'
-                   f'<text x="{ml - 6}" y="{_f(y + 4)}" text-anchor="end">{E(C.fmt_num(g))}</text>')
+                   f'<text x="{ml - 6}" y="{_f(y + 4)}" text-anchor="end">{E(common.fmt_num(g))}</text>')
     for name in ("l1d", "l2", "l3"):
         info = caches.get(name) if isinstance(caches, dict) else None
-        if not isinstance(info, dict) or not C.num(info.get("size_bytes")):
+        if not isinstance(info, dict) or not common.num(info.get("size_bytes")):
             continue
         per = info["size_bytes"] / (info.get("instances") or 1)
         if pts[0][0] <= per <= pts[-1][0]:
             x = px(per)
             out.append(f'<line x1="{_f(x)}" y1="{mt}" x2="{_f(x)}" y2="{h - mb}" stroke="#cf222e" '
                        f'stroke-dasharray="4 3"/><text x="{_f(x + 3)}" y="{mt + 10}" fill="#cf222e">'
-                       f'{E(name.upper())} {E(C.fmt_bytes(per))}</text>')
+                       f'{E(name.upper())} {E(common.fmt_bytes(per))}</text>')
     poly = " ".join(f"{_f(px(b))},{_f(py(g))}" for b, g in pts)
     out.append(f'<polyline points="{poly}" fill="none" stroke="#2f81f7" stroke-width="2"/>')
     for b, g in pts:
         out.append(f'<circle cx="{_f(px(b))}" cy="{_f(py(g))}" r="2.5" fill="#2f81f7"/>')
     out.append(f'<text x="{(w + ml) / 2:.0f}" y="{h - 8}" text-anchor="middle">'
-               f'{E(C.label("working_set", lang))}</text>'
+               f'{E(common.label("working_set", lang))}</text>'
                f'<text x="14" y="{(h - mb + mt) / 2:.0f}" text-anchor="middle" '
                f'transform="rotate(-90 14 {(h - mb + mt) / 2:.0f})">GB/s</text>')
     out.append("</svg>")
@@ -219,8 +219,8 @@ def sweep_svg(points, caches: dict, lang: str = "en") -> str:
 
 def roofline_svg(benchmarks, lang: str = "en") -> str | None:
     """Roofline on log-log axes: the measured CPU roof (all cores, the median figures of
-    ``EB.roofline_data``), the theoretical one, each GPU's when measured, and the points."""
-    data = EB.roofline_data(benchmarks, lang)
+    ``bench_export.roofline_data``), the theoretical one, each GPU's when measured, and the points."""
+    data = bench_export.roofline_data(benchmarks, lang)
     if data is None:
         return None
     roofs = []  # (name, peak_gflops, peak_gbps, colour)
@@ -230,8 +230,8 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
         theo = data["theoretical"]
         roofs.append((theo["label"], theo["gflops"], theo["gbps"], "#8c959f"))
     if data["gpu"]:
-        roofs.append((C.clean(data["gpu"]["label"]), data["gpu"]["gflops"], data["gpu"]["gbps"], "#8250df"))
-    points = [(f"{p['label']}: {C.fmt_num(p['value'])} {p['unit']}", p["flops_per_byte"], p["gflops"],
+        roofs.append((common.clean(data["gpu"]["label"]), data["gpu"]["gflops"], data["gpu"]["gbps"], "#8250df"))
+    points = [(f"{p['label']}: {common.fmt_num(p['value'])} {p['unit']}", p["flops_per_byte"], p["gflops"],
                "#1a7f37") for p in data["points"] if p["flops_per_byte"]]
     xlo, xhi = 1 / 16, 1024.0
     for _, ai, _, _ in points:
@@ -247,16 +247,16 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
     def py(v):
         return h - mb - (math.log10(v) - ly0) / (ly1 - ly0) * (h - mt - mb)
 
-    title = C.label("roofline", lang)
+    title = common.label("roofline", lang)
     out = [_svg_open(w, h, title)]
     out.append(f'<line x1="{ml}" y1="{h - mb}" x2="{w - mr}" y2="{h - mb}" stroke="#57606a"/>'
                f'<line x1="{ml}" y1="{mt}" x2="{ml}" y2="{h - mb}" stroke="#57606a"/>')
     for t in _log_ticks(xlo, xhi, 10.0):
         out.append(f'<line x1="{_f(px(t))}" y1="{mt}" x2="{_f(px(t))}" y2="{h - mb}" stroke="#eaeef2"/>'
-                   f'<text x="{_f(px(t))}" y="{h - mb + 16}" text-anchor="middle">{E(C.fmt_num(t))}</text>')
+                   f'<text x="{_f(px(t))}" y="{h - mb + 16}" text-anchor="middle">{E(common.fmt_num(t))}</text>')
     for t in _log_ticks(ylo, yhi, 10.0):
         out.append(f'<line x1="{ml}" y1="{_f(py(t))}" x2="{w - mr}" y2="{_f(py(t))}" stroke="#eaeef2"/>'
-                   f'<text x="{ml - 6}" y="{_f(py(t) + 4)}" text-anchor="end">{E(C.fmt_num(t))}</text>')
+                   f'<text x="{ml - 6}" y="{_f(py(t) + 4)}" text-anchor="end">{E(common.fmt_num(t))}</text>')
     for i, (name, peak, bw, colour) in enumerate(roofs):   # the roofs' legend: top left
         ridge = peak / bw
         xs = [xlo, min(max(ridge, xlo), xhi), xhi]
@@ -274,53 +274,53 @@ def roofline_svg(benchmarks, lang: str = "en") -> str | None:
                    f'stroke-width="2"/><text x="{_f(px(ai) - 6 if right else px(ai) + 6)}" '
                    f'y="{_f(py(g) + 14)}"{anchor}>{E(name)}</text>')
     out.append(f'<text x="{(w + ml) / 2:.0f}" y="{h - 8}" text-anchor="middle">'
-               f'{E(C.label("intensity", lang))}</text>'
+               f'{E(common.label("intensity", lang))}</text>'
                f'<text x="14" y="{(h - mb + mt) / 2:.0f}" text-anchor="middle" '
-               f'transform="rotate(-90 14 {(h - mb + mt) / 2:.0f})">{E(C.label("gflops_axis", lang))}</text>')
+               f'transform="rotate(-90 14 {(h - mb + mt) / 2:.0f})">{E(common.label("gflops_axis", lang))}</text>')
     out.append("</svg>")
     return "".join(out)
 
 
 def charts(report, lang: str = "en") -> list[tuple[str, str]]:
     """(caption, svg) for every chart the report's benchmarks allow."""
-    b = EB.section(report)
+    b = bench_export.section(report)
     if not b:
         return []
     out = []
-    pairs = C.theoretical_pairs(b, lang)
+    pairs = common.theoretical_pairs(b, lang)
     for unit in ("GB/s", "GFLOP/s"):
         group = [p for p in pairs if p[3] == unit]
         if group:
-            out.append((f"{C.label('measured_vs_theoretical', lang)} ({unit})", bars_svg(group, unit, lang)))
-    sweep = C.dig(b, "cpu", "cache_sweep")
+            out.append((f"{common.label('measured_vs_theoretical', lang)} ({unit})", bars_svg(group, unit, lang)))
+    sweep = common.dig(b, "cpu", "cache_sweep")
     if isinstance(sweep, list):
-        pts = [p for p in sweep if isinstance(p, dict) and C.num(p.get("bytes")) and C.num(p.get("gbps"))]
+        pts = [p for p in sweep if isinstance(p, dict) and common.num(p.get("bytes")) and common.num(p.get("gbps"))]
         if len(pts) >= 2:
-            out.append((C.label("cache_sweep", lang), sweep_svg(pts, report.cpu.caches or {}, lang)))
+            out.append((common.label("cache_sweep", lang), sweep_svg(pts, report.cpu.caches or {}, lang)))
     roof = roofline_svg(b, lang)
     if roof:
-        out.append((C.label("roofline", lang), roof))
+        out.append((common.label("roofline", lang), roof))
     return out
 
 
 # --------------------------------------------------------------------------- document
 
 def _cards(report, lang: str) -> str:
-    L = lambda k: C.label(k, lang)  # noqa: E731
+    L = lambda k: common.label(k, lang)  # noqa: E731
     c, m = report.cpu, report.memory
     cards = [
-        (L("cpu"), f"{C.label_text(c.model_name) or L('unknown')}",
-         " ".join(C.label_text(f) for f in C.key_features(c)[:8])),
-        (L("memory"), C.fmt_bytes(m.total_bytes, lang), C.cpu_topology(c, lang)),
+        (L("cpu"), f"{common.label_text(c.model_name) or L('unknown')}",
+         " ".join(common.label_text(f) for f in common.key_features(c)[:8])),
+        (L("memory"), common.fmt_bytes(m.total_bytes, lang), common.cpu_topology(c, lang)),
     ]
     if report.devices:
         counts: dict[str, int] = {}
         for d in report.devices:
-            k = f"{C.word(d.kind, lang)} {C.label_text(d.name)}"
+            k = f"{common.word(d.kind, lang)} {common.label_text(d.name)}"
             counts[k] = counts.get(k, 0) + 1
         ready = sum(1 for d in report.devices if d.readiness == "ready")
         cards.append((L("devices"), "; ".join(f"{n} × {k}" if n > 1 else k for k, n in counts.items()),
-                      f"{ready}/{len(report.devices)} {C.word('ready', lang)}"))
+                      f"{ready}/{len(report.devices)} {common.word('ready', lang)}"))
     else:
         cards.append((L("devices"), L("none"), L("no_devices")))
     out = ['<div class="cards">']
@@ -341,14 +341,14 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
 
     ``qt``: the QTextDocument subset (no SVG, no cards); ``images``: (caption, resource name,
     width, height) of pre-rendered charts placed after the benchmarks table (the PDF exporter)."""
-    L = lambda k, **f: C.label(k, lang, **f)  # noqa: E731
-    host = C.label_text(report.platform.hostname)
+    L = lambda k, **f: common.label(k, lang, **f)  # noqa: E731
+    host = common.label_text(report.platform.hostname)
     out = [f"<h1>{E(L('title'))}{': ' + E(host) if host else ''}</h1>",
-           f'<p class="meta">{E(L("generated_by", v=C.label_text(report.accelgui_version)))} · '
+           f'<p class="meta">{E(L("generated_by", v=common.label_text(report.accelgui_version)))} · '
            f'{E(report.created)} · schema {E(report.schema_version)}</p>']
     if not qt:
         out.append(_cards(report, lang))
-    sections = C.build_sections(report, lang)
+    sections = common.build_sections(report, lang)
     if qt:
         sections = [t for t in sections if t.on_paper]
     bench_keys = [t.key for t in sections if t.key.startswith("benchmarks")]
@@ -379,15 +379,15 @@ def body(report, lang: str = "en", qt: bool = False, with_charts: bool = True,
                 out.append(f"<p><b>{E(caption)}</b></p><p><img src=\"{E(name)}\" width=\"{int(width)}\" "
                            f"height=\"{int(height)}\"></p>")
     if not qt:   # every raw benchmark figure, in an appendix (not on paper)
-        out.extend(table_html(t, lang, qt) for t in EB.appendix_sections(report, lang))
+        out.extend(table_html(t, lang, qt) for t in bench_export.appendix_sections(report, lang))
     if not qt:   # on paper the line under the title says it already
-        out.append(f"<footer>{E(L('generated_by', v=C.label_text(report.accelgui_version)))}</footer>")
+        out.append(f"<footer>{E(L('generated_by', v=common.label_text(report.accelgui_version)))}</footer>")
     return "\n".join(out)
 
 
 def page(title: str, body_html: str, lang: str = "en") -> str:
     return ("<!DOCTYPE html>\n"
-            f'<html lang="{C.html_lang(lang)}">\n<head>\n<meta charset="utf-8">\n'
+            f'<html lang="{common.html_lang(lang)}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             '<meta name="referrer" content="no-referrer">\n'
@@ -396,6 +396,6 @@ def page(title: str, body_html: str, lang: str = "en") -> str:
 
 
 def render(report, lang: str = "en") -> str:
-    host = C.label_text(report.platform.hostname)
-    title = C.label("title", lang) + (f": {host}" if host else "")
+    host = common.label_text(report.platform.hostname)
+    title = common.label("title", lang) + (f": {host}" if host else "")
     return page(title, body(report, lang), lang)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from accelgui.export import common as C
-from accelgui.export import html as H
+from accelgui.export import common
+from accelgui.export import html
 
 _APP = None  # the QGuiApplication this module created, kept alive for later calls
 #: charts at this share of their SVG size: four of them (bars, cache sweep, roofline) fit a page
@@ -244,8 +244,8 @@ def render(report, lang: str = "en") -> bytes:
     writer.setPageSize(QPageSize(QPageSize.A4))
     writer.setPageMargins(QMarginsF(14, 14, 14, 16), QPageLayout.Millimeter)
     writer.setResolution(300)
-    writer.setTitle(C.label("title", lang))
-    writer.setCreator(f"accelgui {C.label_text(report.accelgui_version)}")
+    writer.setTitle(common.label("title", lang))
+    writer.setCreator(f"accelgui {common.label_text(report.accelgui_version)}")
     # lay the document out on the printable area itself (in points), so print_() neither
     # adds its own 2 cm margins nor shrinks the text
     area = writer.pageLayout().paintRectPoints()
@@ -255,7 +255,7 @@ def render(report, lang: str = "en") -> bytes:
     px = _layout_dpi() / 72.0
 
     images = []
-    for i, (caption, svg) in enumerate(H.charts(report, lang)):
+    for i, (caption, svg) in enumerate(html.charts(report, lang)):
         got = _svg_image(svg)
         if got is None:
             continue
@@ -265,10 +265,10 @@ def render(report, lang: str = "en") -> bytes:
         scale = min(CHART_SCALE, (area.width() * px - 8) / width)
         images.append((caption, name, int(width * scale), int(height * scale)))
 
-    doc.setHtml(H.body(report, lang, qt=True, images=images))
-    host = C.label_text(report.platform.hostname)
+    doc.setHtml(html.body(report, lang, qt=True, images=images))
+    host = common.label_text(report.platform.hostname)
     doc.setMetaInformation(QTextDocument.DocumentTitle,
-                           C.label("title", lang) + (f": {host}" if host else ""))
+                           common.label("title", lang) + (f": {host}" if host else ""))
 
     doc.setDocumentMargin(0)
     # QTextDocument lays out in pixels of the screen's logical DPI and print_() scales those to

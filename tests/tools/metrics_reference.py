@@ -92,12 +92,12 @@ def endpoint_families(sample=None, report=None) -> list[dict]:
 
 
 def textfile_families(part: str, report=None) -> list[dict]:
-    from accelgui.export import prometheus as P
+    from accelgui.export import prometheus
 
     report = report if report is not None else _report()
     if part == "inventory":
         report = report.replace(benchmarks=None)
-    m = P.metrics(report, part)
+    m = prometheus.metrics(report, part)
     return [{"name": name, "type": "gauge", "unit": unit_of(name), "labels": list(m.labels[name]),
              "help": help_text} for name, (help_text, _) in m.families.items()]
 

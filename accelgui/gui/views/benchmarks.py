@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QCheckBox, QCo
 from accelgui.l10n import render as render_message
 from accelgui.l10n import tr as l10n_tr
 
-from accelgui import benchmarks as B
-from accelgui.export import benchmarks as EB
+from accelgui import benchmarks as bench_model
+from accelgui.export import benchmarks as bench_export
 from accelgui.export.common import dig, num
 from accelgui.gui.views.common import (READINESS_COLOURS, Card, ViewState,
                                        fmt_bytes, fmt_num, heading, muted, scroll_page)
@@ -69,7 +69,7 @@ def cache_sizes(report) -> dict[str, float]:
 
 def gpu_results(bench: dict) -> list[dict]:
     """Per-device GPU figures of an upgraded section (accelgui.benchmarks), failed ones left out."""
-    return [e for e in B.gpu_devices(bench) if not e.get("error")]
+    return [e for e in bench_model.gpu_devices(bench) if not e.get("error")]
 
 
 def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
@@ -139,7 +139,7 @@ class BenchmarksView(QWidget):
         self._rendered = None
         self._build_gen = 0
         self.building = False           # True while the plots are being built
-        self._read_cache = None         # (benchmarks section, B.read of it): see _read
+        self._read_cache = None         # (benchmarks section, bench_model.read of it): see _read
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         self._area, self._inner, body = scroll_page(self)
@@ -405,7 +405,7 @@ class BenchmarksView(QWidget):
         raw = report.benchmarks if report is not None else None
         try:
             bench = self._read(report) if report is not None else None
-        except B.BenchmarkError as exc:
+        except bench_model.BenchmarkError as exc:
             bench = {"error": str(exc)}
         self.run_button.setEnabled(not self._running)
         self._show_notices(report if isinstance(bench, dict) and "contract" in bench else None, state.lang)
@@ -480,19 +480,19 @@ class BenchmarksView(QWidget):
         QTimer.singleShot(BUILD_STEP_MS, self, build)
 
     def _read(self, report) -> dict | None:
-        """``B.read(report)``, validated once per benchmark section: the plots, the bars, the
+        """``bench_model.read(report)``, validated once per benchmark section: the plots, the bars, the
         table and the notices of one render all need it, and reading costs ~10 ms."""
-        raw = B._section(report)
+        raw = bench_model._section(report)
         cached = self._read_cache
         if cached is not None and cached[0] is raw:
             return cached[1]
-        bench = B.read(report)
+        bench = bench_model.read(report)
         self._read_cache = (raw, bench)     # keeps ``raw`` alive, so its id is not reused
         return bench
 
     def _show_notices(self, report, lang: str) -> None:
-        notes = B.notices(report, self._read(report)) if report is not None else []
-        self.banner_text.setText("\n".join("⚠ " + EB.notice_text(m, lang) for m in notes))
+        notes = bench_model.notices(report, self._read(report)) if report is not None else []
+        self.banner_text.setText("\n".join("⚠ " + bench_export.notice_text(m, lang) for m in notes))
         self.banner.setVisible(bool(notes) and not self._running)   # a new run: old notices go
         self.rerun_button.setEnabled(not self._running)
 
@@ -673,7 +673,7 @@ class BenchmarksView(QWidget):
         return self._frames["cache"], []
 
     def _roofline_plot(self, pg, report, bench) -> QWidget:
-        data = EB.roofline_data(bench, self.state.lang)
+        data = bench_export.roofline_data(bench, self.state.lang)
         if data is None:
             return muted(self.tr("Not enough figures for a roofline.")), []
         roof, theo, points = data["roof"], data["theoretical"], data["points"]
@@ -700,7 +700,7 @@ class BenchmarksView(QWidget):
             x = point["flops_per_byte"] or xs[-1] / 1.5   # compute-only kernels sit at the right edge
             ys.append(point["gflops"])
             plot.plot([x], [point["gflops"]], pen=None, symbol="o", symbolSize=11, symbolBrush=colour,
-                      symbolPen=pg.mkPen("#ffffff"), name=EB.point_text(point, self.state.lang))
+                      symbolPen=pg.mkPen("#ffffff"), name=bench_export.point_text(point, self.state.lang))
             yield
         self.limit_to(plot, [math.log10(xs[0]), math.log10(xs[-1])],
                       [math.log10(y) for y in ys if y and y > 0])
@@ -833,7 +833,7 @@ class BenchmarksView(QWidget):
             suffix = f" ×{len(gpus)}" if len(gpus) > 1 else ""
             labels[f"gpu.{idx}.triad_gbps"] = self.tr("GPU memory") + "\n" + self.tr("(one device)") + suffix
             labels[f"gpu.{idx}.fp32_gflops"] = self.tr("GPU FP32") + "\n" + self.tr("(one device)") + suffix
-        rows = {r["key"]: r for r in B.headline(report, self._read(report))}
+        rows = {r["key"]: r for r in bench_model.headline(report, self._read(report))}
         out = []
         for key, label in labels.items():
             row = rows.get(key)
@@ -904,7 +904,7 @@ class BenchmarksView(QWidget):
         headline figure."""
         lang = self.state.lang
         out = []
-        for row in B.headline(report, self._read(report)):
+        for row in bench_model.headline(report, self._read(report)):
             s = row["spread"]
             spread = ""
             if s.get("min") is not None and s.get("max") is not None:   # as in the groups below
@@ -925,14 +925,14 @@ class BenchmarksView(QWidget):
         """The rows of the All figures table: group titles as 1-tuples, then (quantity, median,
         range, repeats, context) rows; with ``raw`` the (key, value) of every leaf instead."""
         if raw:
-            return [(key, value) for key, value in EB.raw_rows(bench)]
+            return [(key, value) for key, value in bench_export.raw_rows(bench)]
         lang = self.state.lang
         rows: list[tuple] = []
         head = self.headline_rows(report)
         if head:
             rows.append((l10n_tr("figures.ui.headline", lang),))
             rows.extend(head)
-        for title, group in EB.figure_groups(bench, lang):
+        for title, group in bench_export.figure_groups(bench, lang):
             rows.append((title,))
             rows.extend((r["quantity"], r["value"], r["range"], r["runs"], "") for r in group)
         return rows

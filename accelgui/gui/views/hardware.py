@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
                                QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from accelgui import l10n
-from accelgui.export import common as C
+from accelgui.export import common
 from accelgui.export.labels import field_label, known, probe_label, toolkit_label
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
@@ -66,7 +66,7 @@ def value_text(key: str, value, lang: str) -> str:
     if value is None or value == "":
         return "\u2014"
     if isinstance(value, bool):
-        return C.label("yes" if value else "no", lang)
+        return common.label("yes" if value else "no", lang)
     if isinstance(value, (list, tuple)):
         return ", ".join(value_text(key, v, lang) for v in value) or "\u2014"
     if isinstance(value, dict):
@@ -75,16 +75,16 @@ def value_text(key: str, value, lang: str) -> str:
     if key == "compute_capability" and isinstance(value, float):
         return f"{value:.1f}"
     if key.endswith("_w") and isinstance(value, (int, float)):
-        return f"{C.fmt_num(value)} W"
+        return f"{common.fmt_num(value)} W"
     if key == "vendor" and isinstance(value, str):
-        return ids.vendor_name(value, lang) or C.clean(value)
+        return ids.vendor_name(value, lang) or common.clean(value)
     if key == "family" and isinstance(value, str) and families.family(value):
-        return l10n.bilingual(families.text(value, "name"), lang) or C.clean(value)
+        return l10n.bilingual(families.text(value, "name"), lang) or common.clean(value)
     if key == "bus" and isinstance(value, str):
-        return BUS_NAMES.get(value.lower(), C.clean(value))
+        return BUS_NAMES.get(value.lower(), common.clean(value))
     if key.endswith("_source") and isinstance(value, str):
-        return known("app.hw.source." + value, lang, C.clean(value))
-    return C.fmt_value(key, value, lang)
+        return known("app.hw.source." + value, lang, common.clean(value))
+    return common.fmt_value(key, value, lang)
 
 
 def _rows(obj: dict, keys, lang: str) -> list[Row]:
@@ -99,25 +99,25 @@ def _summary(report, lang: str, source: str) -> Page:
     plat = report.to_dict()["platform"]
     redacted = bool(report.to_dict().get("redacted")) or bool(getattr(report, "redacted", False))
     machine = [Row(_t("source", lang), source, "source")]
-    host = C.label("redacted", lang) if redacted and not p.hostname else p.hostname
+    host = common.label("redacted", lang) if redacted and not p.hostname else p.hostname
     machine += [Row(_t("hostname", lang), value_text("hostname", host, lang), "hostname")]
     machine += _rows(plat, ("os", "os_release", "kernel", "machine", "virtualization", "container"), lang)
     cloud = p.cloud if isinstance(p.cloud, dict) else None
     if cloud:
-        text = " ".join(C.clean(cloud.get(k)) for k in ("provider", "instance_type", "region") if cloud.get(k))
+        text = " ".join(common.clean(cloud.get(k)) for k in ("provider", "instance_type", "region") if cloud.get(k))
         machine.append(Row(_t("cloud", lang), text or "\u2014", "cloud"))
     firmware = []
     for key, keys in (("system", ("sys_vendor", "product_name", "product_version")),
                       ("board", ("board_vendor", "board_name")),
                       ("bios", ("bios_vendor", "bios_version", "bios_date"))):
-        text = C.dmi_text(p.dmi, *keys)
+        text = common.dmi_text(p.dmi, *keys)
         if text:
             firmware.append(Row(_t(key, lang), text, "dmi " + " ".join(keys)))
-    rep = [Row(_t("created", lang), C.clean((report.created or "").replace("T", " ")[:19]) or "\u2014", "created"),
-           Row(_t("version", lang), C.clean(report.accelgui_version), "accelgui_version"),
-           Row(_t("schema", lang), C.clean(report.schema_version), "schema_version")]
+    rep = [Row(_t("created", lang), common.clean((report.created or "").replace("T", " ")[:19]) or "\u2014", "created"),
+           Row(_t("version", lang), common.clean(report.accelgui_version), "accelgui_version"),
+           Row(_t("schema", lang), common.clean(report.schema_version), "schema_version")]
     if report.sysroot not in (None, "", "/"):
-        rep.append(Row(C.label("sysroot", lang), C.clean(report.sysroot), "sysroot"))
+        rep.append(Row(common.label("sysroot", lang), common.clean(report.sysroot), "sysroot"))
     groups = [Group(_t("group.machine", lang), machine)]
     if firmware:
         groups.append(Group(_t("group.firmware", lang), firmware))
@@ -136,9 +136,9 @@ def cache_rows(caches: dict, lang: str) -> list[Row]:
         size, inst = info.get("size_bytes"), info.get("instances")
         shown = name[:1].upper() + name[1:]
         if isinstance(inst, int) and inst > 1 and isinstance(size, int):
-            text = _t("cache_size", lang, size=C.fmt_bytes(size // inst, lang), n=inst)
+            text = _t("cache_size", lang, size=common.fmt_bytes(size // inst, lang), n=inst)
         else:
-            text = C.fmt_bytes(size, lang)
+            text = common.fmt_bytes(size, lang)
         rows.append(Row(shown, text, f"cache {name} size_bytes"))
     return rows
 
@@ -147,12 +147,13 @@ def _cpu(report, lang: str) -> Page:
     cpu = report.to_dict()["cpu"]
     ident = _rows(cpu, ("model_name", "vendor", "vendor_id", "arch", "microarchitecture",
                         "hypervisor_vendor"), lang)
-    topo = [Row(C.label("topology", lang), C.cpu_topology(report.cpu, lang), "topology")]
+    topo = [Row(common.label("topology", lang), common.cpu_topology(report.cpu, lang), "topology")]
     topo += _rows(cpu, ("logical_cpus", "online_cpus", "sockets", "cores_per_socket", "threads_per_core",
                         "numa_nodes", "max_mhz", "min_mhz"), lang)
     features = []
     if cpu.get("features") or cpu.get("flags"):
-        features.append(Row(_t("key_features", lang), " ".join(C.key_features(report.cpu)) or "\u2014", "features"))
+        features.append(Row(_t("key_features", lang), " ".join(common.key_features(report.cpu)) or "\u2014",
+                            "features"))
     if cpu.get("flags"):
         flags = [str(f) for f in cpu["flags"]]
         row = Row(_t("flags", lang), _t("flags_list", lang, n=len(flags), flags=" ".join(flags)), "flags")
@@ -211,7 +212,7 @@ def ladder_rows(dev: dict, lang: str) -> list[Row]:
     rows, failed = [], False
     for n, step in enumerate(ladder(dev), 1):
         name = step.get("step")
-        label = f"{n}. " + (_t("step." + name, lang) if name in LADDER_STEPS else C.clean(name))
+        label = f"{n}. " + (_t("step." + name, lang) if name in LADDER_STEPS else common.clean(name))
         ok = step.get("ok")
         state = _t("step.ok" if ok else "step.failed" if ok is False else "step.unknown", lang)
         mark = "\u2713" if ok else "\u2717" if ok is False else "\u2013"
@@ -223,20 +224,20 @@ def ladder_rows(dev: dict, lang: str) -> list[Row]:
             detail = l10n.field_text(dev, "readiness_reason", lang) or detail
         colour = READINESS_COLOURS["ready"] if ok else READINESS_COLOURS["driver-missing"] \
             if ok is False else READINESS_COLOURS["unknown"]
-        rows.append(Row(label, f"{mark} {state}" + (f" \u2014 {C.clean(detail)}" if detail else ""),
+        rows.append(Row(label, f"{mark} {state}" + (f" \u2014 {common.clean(detail)}" if detail else ""),
                         "ladder " + str(name), colour))
         if first_fail:
             failed = True
             fix = l10n.field_text(dev, "fix", lang)
             if fix:
-                rows.append(Row("    " + _t("fix", lang), C.clean(fix), "fix"))
+                rows.append(Row("    " + _t("fix", lang), common.clean(fix), "fix"))
     if not failed:
         fix = l10n.field_text(dev, "fix", lang)
         reason = l10n.field_text(dev, "readiness_reason", lang)
         if reason:
-            rows.append(Row(_t("readiness_reason", lang), C.clean(reason), "readiness_reason"))
+            rows.append(Row(_t("readiness_reason", lang), common.clean(reason), "readiness_reason"))
         if fix:
-            rows.append(Row(_t("fix", lang), C.clean(fix), "fix"))
+            rows.append(Row(_t("fix", lang), common.clean(fix), "fix"))
     return rows
 
 
@@ -260,14 +261,14 @@ def pcie_text(link: dict, lang: str) -> str:
 
 def _device(i: int, dev: dict, lang: str) -> Page:
     details = dev.get("details") if isinstance(dev.get("details"), dict) else {}
-    kind = C.word(dev.get("kind") or "accelerator", lang)
-    integrated = f" ({C.label('integrated', lang)})" if dev.get("integrated") else ""
+    kind = common.word(dev.get("kind") or "accelerator", lang)
+    integrated = f" ({common.label('integrated', lang)})" if dev.get("integrated") else ""
     ident = [Row(_t("kind", lang), kind + integrated, "kind")]
     ident += _rows(dev, ("vendor", "name"), lang) + _rows(details, _IDENTITY_KEYS, lang)
     bus = _rows(dev, ("bus", "address", "pci_id", "usb_id"), lang) + _rows(details, _BUS_KEYS, lang)
     if isinstance(details.get("pcie"), dict):
         bus.append(Row(_t("pcie", lang), pcie_text(details["pcie"], lang), "pcie"))
-    driver = [Row(_t("driver", lang), C.clean(dev.get("driver")) or C.label("none", lang), "driver")]
+    driver = [Row(_t("driver", lang), common.clean(dev.get("driver")) or common.label("none", lang), "driver")]
     driver += _rows(details, ("driver_version",), lang)
     nodes = _rows(details, _NODE_KEYS, lang)
     memory = _rows(details, _MEMORY_KEYS, lang)
@@ -293,11 +294,11 @@ def _device(i: int, dev: dict, lang: str) -> Page:
     if other:
         groups.append(Group(_t("group.other", lang), other))
     readiness = dev.get("readiness") or "unknown"
-    where = C.clean(dev.get("address"))
+    where = common.clean(dev.get("address"))
     where = where[5:] if where.startswith("0000:") else where          # the short PCI form
     kind = kind[:1].upper() + kind[1:]
     title = f"{kind} {where} \u00b7 " if where else f"{kind} \u00b7 "
-    title += C.clean(dev.get("name")) or C.label("unknown", lang)
+    title += common.clean(dev.get("name")) or common.label("unknown", lang)
     return Page(f"device-{i}", title, groups, parent="devices",
                 colour=READINESS_COLOURS.get(readiness, READINESS_COLOURS["unknown"]))
 
@@ -308,10 +309,10 @@ def _versions(items: dict, lang: str, named: bool = False) -> list[Row]:
     rows = []
     for name, v in sorted((items or {}).items()):
         version = v.get("version") if isinstance(v, dict) else v
-        shown = C.clean(name)
+        shown = common.clean(name)
         if named:
             shown = toolkit_label(str(name), lang)
-        rows.append(Row(shown, C.clean(version) or C.label("unknown", lang), "package " + str(name)))
+        rows.append(Row(shown, common.clean(version) or common.label("unknown", lang), "package " + str(name)))
     return rows
 
 
@@ -320,26 +321,26 @@ def _software(report, lang: str) -> Page:
     groups = []
     for key, items in (("packages", sw.packages), ("toolkits", sw.toolkits), ("compilers", sw.compilers)):
         rows = _versions(items, lang, named=key == "toolkits")
-        groups.append(Group(_t("group." + key, lang), rows or [Row(C.label("none", lang), "", key)]))
-    providers = [Row(C.clean(p), "", "provider") for p in sw.providers or []]
-    groups.append(Group(_t("group.providers", lang), providers or [Row(C.label("none", lang), "", "providers")]))
+        groups.append(Group(_t("group." + key, lang), rows or [Row(common.label("none", lang), "", key)]))
+    providers = [Row(common.clean(p), "", "provider") for p in sw.providers or []]
+    groups.append(Group(_t("group.providers", lang), providers or [Row(common.label("none", lang), "", "providers")]))
     return Page("software", _t("page.software", lang), groups)
 
 
 def _probes(report, lang: str) -> Page:
     rows = []
     for probe in report.probes:
-        status = C.word(probe.status, lang)
+        status = common.word(probe.status, lang)
         if isinstance(probe.elapsed_ms, (int, float)):
             status = _t("probe_status", lang, status=status, ms=f"{probe.elapsed_ms:.0f}")
         message = probe_message(probe, lang)
         label = probe_label(probe.name, lang)
-        rows.append(Row(label, status + (f" \u2014 {C.clean(message)}" if message else ""),
+        rows.append(Row(label, status + (f" \u2014 {common.clean(message)}" if message else ""),
                         "probe " + str(probe.name), PROBE_COLOURS.get(probe.status)))
         for w in probe.warnings or []:      # inputs the probe could not use, and why
             if isinstance(w, dict):
                 why = l10n.field_text(w, "reason", lang) or ""
-                rows.append(Row(_t("probe_input", lang), f"{C.clean(w.get('path'))}: {C.clean(why)}",
+                rows.append(Row(_t("probe_input", lang), f"{common.clean(w.get('path'))}: {common.clean(why)}",
                                 "probe " + str(probe.name) + " warning", PROBE_COLOURS.get("partial")))
     return Page("probes", _t("page.probes", lang), [Group(_t("group.probes", lang), rows)])
 
