@@ -17,6 +17,7 @@ import time
 import zlib
 
 from accelgui.l10n import msg
+from accelgui.probes.monitor.telemetry import DEVICE_FIELDS
 
 #: a stage whose clock fell below this fraction of its highest reading is reported
 CLOCK_DROP = 0.9
@@ -215,8 +216,9 @@ class StageWatch:
 
 
 #: the columns of a flattened sample (one row per CPU / memory / device)
-ROW_FIELDS = ("t", "id", "family", "name", "address", "util_pct", "mem_util_pct", "memory_used_bytes",
-              "memory_total_bytes", "temp_c", "power_w", "power_limit_w", "clock_mhz", "mem_clock_mhz")
+#: the columns of a flat row (CSV export, the page's table): who, then the sampler's device
+#: fields (telemetry.DEVICE_FIELDS) but the device's clock ceiling, a constant, not a reading
+ROW_FIELDS = ("t", "id", "family", "name", "address") + tuple(f for f in DEVICE_FIELDS if f != "max_clock_mhz")
 
 
 def flat_rows(sample: dict) -> list[dict]:
