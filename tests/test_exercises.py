@@ -228,6 +228,32 @@ def test_a_correct_but_slow_answer_with_a_doctored_clock_is_found_out(tmp_path):
     assert res["status"] == "failed" and any(c["name"] == "grader-intact" for c in res["checks"]), res
 
 
+_MEMO = {
+    # the loops, with the answer kept for the inputs seen before (kept alive: ids are not reused)
+    "cpu-vectorise": "import numpy as np\n_seen = {}\ndef pairwise_sq_distances(X, Y):\n"
+                     "    key = (id(X), id(Y))\n    if key not in _seen:\n"
+                     "        _seen[key] = (X, Y, np.array([[((x - y) ** 2).sum() for y in Y] for x in X]))\n"
+                     "    return _seen[key][2]\n",
+    # a slow triad, skipped when a few positions of a already hold b + s * c
+    "cpu-numba-triad": "import numpy as np\ndef triad(a, b, c, s):\n    at = np.arange(0, a.size, max(1, a.size // 64))\n"
+                       "    if np.array_equal(a[at], b[at] + s * c[at]):\n        return a\n"
+                       "    for i in range(0, a.size, 16):\n        a[i:i + 16] = b[i:i + 16] + s * c[i:i + 16]\n"
+                       "    return a\n",
+}
+
+
+@pytest.mark.parametrize("exercise", sorted(_MEMO))
+def test_timed_calls_that_reuse_an_earlier_answer_fail(tmp_path, exercise):
+    """Every timed call gets new inputs (or a new scale) and its result is checked after it: a
+    call that skips the work is caught, one that does it at the loops' pace misses the target."""
+    m = ALL[exercise]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
+        fh.write(_MEMO[exercise])
+    res = exercises.grade(m["step"], ws, report=_report(m))
+    assert res["status"] == "failed", res
+
+
 # --------------------------------------------------------------------------- targets and figures
 
 def test_a_ratio_target_uses_this_machines_benchmark_then_the_graders_baseline():
