@@ -14,7 +14,7 @@ it through this module, never by walking the dict itself:
 Older report shapes are upgraded here, in :func:`upgrade`, and nowhere else. A section that
 does not fit the schema once upgraded raises :class:`BenchmarkError` naming the field (checked
 by accelgui.validation against ``report.schema.json``; the last few sections checked are
-remembered, so a face that reads the same section again pays nothing).
+remembered, so a face that reads the same section again pays a copy, not a check).
 
 ``report`` may be a :class:`accelgui.report.Report`, a report dict, or the benchmarks dict
 itself. Qt-free, Numba-free; sits between the probes and the report layer.
@@ -229,34 +229,51 @@ def _describe(value: Any) -> str:
     return describe(value)
 
 
-_CHECKED: list[tuple[str, JSON]] = []     # [(JSON text of a section as given, upgraded and checked)], newest first
+_CHECKED: list[tuple[str, JSON]] = []  # [(JSON text of a section as given, its checked form kept here)], newest first
+_HANDED: list[JSON] = []                # checked sections handed out, newest first
 _CHECKED_KEEP = 8
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON value: its objects and lists new, its leaves shared."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
 
 
 def check(section: Any) -> JSON | None:
     """The upgraded ``section``, or BenchmarkError naming the first field off the contract.
 
-    A section checked before (the same content, or the result of an earlier check) is not
-    checked again; the result is shared by those callers: read it, do not change it."""
+    A section checked before (the same content, or a result of an earlier check passed back)
+    is not checked again. Each caller gets a section of its own (a result passed back is
+    returned as it is): one that changes it (the history drops the build paths) changes
+    nothing for the next reader."""
     if section is None:
         return None
     if not isinstance(section, dict):
         raise BenchmarkError("benchmarks", f"expected an object, got {_describe(section)}")
+    if any(section is handed for handed in _HANDED):
+        return section
     import json
 
     key = json.dumps(section, sort_keys=True, default=repr)
-    for given, checked in _CHECKED:
-        if checked is section or given == key:
-            return checked
-    from accelgui import validation
+    kept = next((checked for given, checked in _CHECKED if given == key), None)
+    if kept is None:
+        from accelgui import validation
 
-    b = upgrade(section)
-    problem = validation.first_problem("accelgui", "report.schema.json", b, definition="bench",
-                                       root="benchmarks", unknown="field not in the benchmark contract")
-    if problem is not None:
-        raise BenchmarkError(*problem)
-    _CHECKED.insert(0, (key, b))
-    del _CHECKED[_CHECKED_KEEP:]
+        b = upgrade(section)
+        problem = validation.first_problem("accelgui", "report.schema.json", b, definition="bench",
+                                           root="benchmarks", unknown="field not in the benchmark contract")
+        if problem is not None:
+            raise BenchmarkError(*problem)
+        _CHECKED.insert(0, (key, _copied(b)))
+        del _CHECKED[_CHECKED_KEEP:]
+    else:
+        b = _copied(kept)
+    _HANDED.insert(0, b)
+    del _HANDED[2 * _CHECKED_KEEP:]
     return b
 
 

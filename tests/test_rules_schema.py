@@ -118,3 +118,19 @@ def test_contract_numbers_are_defined_once():
     with open(os.path.join(HERE, "..", "probes", "kernels", "__main__.py"), encoding="utf-8") as f:
         child = f.read()
     assert '"contract": BENCHMARK_CONTRACT' in child and not re.search(r'"contract": \d', child)
+
+
+def test_a_reader_changing_its_benchmark_section_changes_nothing_for_the_next():
+    """A checked section is remembered, so the same content is not checked twice; but each
+    reader gets one of its own (the history drops build paths from the one it stores)."""
+    from accelgui import benchmarks
+
+    with open(os.path.join(HERE, "fixtures", "reports", "rich.json"), encoding="utf-8") as f:
+        section = json.load(f)["benchmarks"]
+    first = benchmarks.check(copy.deepcopy(section))
+    assert "jit" in first
+    first.pop("jit")
+    first["cpu"].clear()
+    again = benchmarks.check(copy.deepcopy(section))
+    assert "jit" in again and again["cpu"] and again is not first
+    assert benchmarks.check(again) is again          # a checked section passed back: as it is
