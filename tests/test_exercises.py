@@ -234,6 +234,12 @@ _MEMO = {
                      "    key = (id(X), id(Y))\n    if key not in _seen:\n"
                      "        _seen[key] = (X, Y, np.array([[((x - y) ** 2).sum() for y in Y] for x in X]))\n"
                      "    return _seen[key][2]\n",
+    # a plain loop whose result is kept for the arrays it saw last
+    "cpu-simd-dot": "double dot(const double *a, const double *b, long n)\n{\n"
+                    "    static const double *pa; static long pn; static double v;\n"
+                    "    if (a == pa && n == pn)\n        return v;\n    double s = 0.0;\n"
+                    "    for (long i = 0; i < n; i++)\n        s += a[i] * b[i];\n"
+                    "    pa = a; pn = n; v = s;\n    return v;\n}\n",
     # a slow triad, skipped when a few positions of a already hold b + s * c
     "cpu-numba-triad": "import numpy as np\ndef triad(a, b, c, s):\n    at = np.arange(0, a.size, max(1, a.size // 64))\n"
                        "    if np.array_equal(a[at], b[at] + s * c[at]):\n        return a\n"
@@ -244,6 +250,8 @@ _MEMO = {
 
 @pytest.mark.parametrize("exercise", sorted(_MEMO))
 def test_timed_calls_that_reuse_an_earlier_answer_fail(tmp_path, exercise):
+    if _absent(ALL[exercise]):
+        pytest.skip(f"{exercise} needs {', '.join(_absent(ALL[exercise]))}")
     """Every timed call gets new inputs (or a new scale) and its result is checked after it: a
     call that skips the work is caught, one that does it at the loops' pace misses the target."""
     m = ALL[exercise]

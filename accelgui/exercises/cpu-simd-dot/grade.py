@@ -24,20 +24,24 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
-double time_it(int which, const double *a, const double *b, long n, long reps, double *sink)
+/* Each call sees new data (one element of a moves by 0.5 before it), so a result kept from an
+   earlier call is wrong; *sink gets the sum of every result, compared with one_sum's. */
+double time_it(int which, double *a, const double *b, long n, long reps, double *sink)
 {
-    double best = 1e30;
+    double best = 1e30, total = 0.0;
     for (int r = 0; r < 5; r++) {
         double t0 = now(), s = 0.0;
         for (long k = 0; k < reps; k++) {
+            a[k % n] += 0.5;
             s += which ? dot(a, b, n) : one_sum(a, b, n);
             __asm__ volatile("" ::: "memory");
         }
         double t = now() - t0;
-        *sink += s;
+        total += s;
         if (t < best)
             best = t;
     }
+    *sink = total;
     return best;
 }
 """
@@ -72,9 +76,16 @@ def grade(g):
     n, reps = 2048, 2000                   # 32 KiB of data: in the L1/L2 cache, compute-bound
     a = (ctypes.c_double * n)(*[rng.uniform(-1, 1) for _ in range(n)])
     b = (ctypes.c_double * n)(*[rng.uniform(-1, 1) for _ in range(n)])
-    sink = ctypes.c_double(0.0)
-    mine = so.time_it(1, a, b, n, reps, ctypes.byref(sink))
-    base = so.time_it(0, a, b, n, reps, ctypes.byref(sink))
+    start = (ctypes.c_double * n)(*a)
+    sums = ctypes.c_double(0.0), ctypes.c_double(0.0)
+    mine = so.time_it(1, a, b, n, reps, ctypes.byref(sums[0]))
+    ctypes.memmove(a, start, ctypes.sizeof(a))              # the same data again, for one_sum
+    base = so.time_it(0, a, b, n, reps, ctypes.byref(sums[1]))
+    bound = 1e-12 * 5 * reps * n * (1 + 0.5 * 5 * reps / n)  # rounding of 5 * reps dots of |a| < 1 + bumps
+    if not g.check("correct-timed", abs(sums[0].value - sums[1].value) <= bound,
+                   f"the timed calls' results add up to {sums[0].value!r}, one loop's to {sums[1].value!r}: "
+                   "each call must compute the dot of the data it is given"):
+        return
     g.figure("dot_gflops", 2 * n * reps / mine / 1e9)
     g.figure("one_sum_gflops", 2 * n * reps / base / 1e9)
     g.figure("speedup_over_one_sum", base / mine)
