@@ -262,6 +262,18 @@ def test_timed_calls_that_reuse_an_earlier_answer_fail(tmp_path, exercise):
     assert res["status"] == "failed", res
 
 
+def test_a_measurement_copied_from_the_graders_own_timings_fails(tmp_path):
+    """measure() is given a function, not the grader's workload: its inside timings are not there to copy."""
+    m = ALL["bench-honest-timing"]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
+        fh.write("import statistics\ndef measure(fn, warmup=3, repeats=15):\n"
+                 "    for _ in range(warmup + repeats):\n        fn()\n    runs = list(fn.inside[warmup:])\n"
+                 "    return {'runs_s': runs, 'median_s': statistics.median(runs), 'p90_s': max(runs)}\n")
+    res = exercises.grade(m["step"], ws, report=_report(m))
+    assert res["status"] == "failed", res
+
+
 # --------------------------------------------------------------------------- targets and figures
 
 def test_a_ratio_target_uses_this_machines_benchmark_then_the_graders_baseline():
