@@ -274,6 +274,20 @@ def test_a_measurement_copied_from_the_graders_own_timings_fails(tmp_path):
     assert res["status"] == "failed", res
 
 
+def test_a_kv_cache_that_recomputes_and_rewrites_the_graders_counts_fails(tmp_path):
+    """The layer the learner's code gets projects; the counts it keeps are out of its reach."""
+    m = ALL["llm-kv-cache"]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
+        fh.write("import numpy as np\ndef decode_step(cache, x, layer):\n"
+                 "    cache.setdefault('xs', []).append(x)\n    xs = np.array(cache['xs'])\n"
+                 "    k, v = layer.k(xs), layer.v(xs)\n    s = k @ layer.q(x) / np.sqrt(x.shape[0])\n"
+                 "    p = np.exp(s - s.max())\n    layer.rows['k'] = layer.rows['v'] = len(xs)\n"
+                 "    return (p / p.sum()) @ v\n")
+    res = exercises.grade(m["step"], ws, report=_report(m))
+    assert res["status"] == "failed", res
+
+
 # --------------------------------------------------------------------------- targets and figures
 
 def test_a_ratio_target_uses_this_machines_benchmark_then_the_graders_baseline():
