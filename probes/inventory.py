@@ -633,9 +633,8 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
 
     # 1. driver bound (a family with "drivers": null needs none: USB devices, DSPs)
     expected = spec.get("drivers") if spec else {}
-    if expected is None:
-        ladder.step("driver", True, l10n.msg("devices.ladder.driver_bound", driver=drivers[0]) if drivers
-                    else l10n.msg("devices.ladder.driver_not_needed"), check="ok" if drivers else "not needed")
+    if expected is None and (drivers or not os_state):
+        _no_driver_step(ladder, drivers, inferred)
     elif not drivers and os_state:
         if _os_driver_stops(ladder, os_state, fix("driver")):
             return
@@ -740,6 +739,18 @@ def _assess(dev: dict, software: dict, meta: dict) -> None:
         ladder.verdict("unknown", os_state["reason"], os_state.get("fix"))
         return
     ladder.verdict("ready", None, None)
+
+
+def _no_driver_step(ladder: _Ladder, drivers: list[str], inferred: dict | None) -> None:
+    """The driver step of a family that needs no kernel driver: the driver a macOS/Windows
+    backend names is bound, or the OS's own driver drives it (the backend's evidence);
+    else none is needed."""
+    if drivers:
+        ladder.step("driver", True, l10n.msg("devices.ladder.driver_bound", driver=drivers[0]), check="ok")
+    elif inferred and inferred.get("id") != "devices.ladder.driver_inferred_devfreq":
+        ladder.step("driver", True, inferred, check="ok (the operating system's own driver)")
+    else:
+        ladder.step("driver", True, l10n.msg("devices.ladder.driver_not_needed"), check="not needed")
 
 
 def _os_driver_stops(ladder: _Ladder, state: dict, family_fix: dict | None) -> bool:

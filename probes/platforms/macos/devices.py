@@ -150,7 +150,7 @@ def neural_engine(ctx) -> dict | None:
                "tops_note": "operations per second as Apple states them (precision not given)",
                "tops_reference": facts.get("sources", {}).get(facts.get("source")),
                "memory_shared": True}
-    return common.soc_device("npu", "apple", f"{chip} Neural Engine", "macos-ane0", None,
+    return common.soc_device("npu", "apple", f"{chip} Neural Engine", "macos-ane0", "apple-ane",
                              soc=facts.get("soc"), details=details,
                              driver_evidence=l10n.msg("devices.ladder.driver_macos_ane"))
 

@@ -358,12 +358,30 @@ def _soc(a: dict) -> dict | None:
     kind = "gpu" if a["cls"] == "display" else "npu"
     details = {"memory_shared": True, "pnp_id": _hardware_id(pnp),
                "driver_version": a.get("driver_version") if evidence else None}
-    dev = common.soc_device(kind, vendor, a.get("name") or f"{vendor} {kind}", _address(a), None,
+    dev = common.soc_device(kind, vendor, a.get("name") or f"{vendor} {kind}", _address(a),
+                            acpi_family(pnp, vendor, kind),
                             details={k: v for k, v in details.items() if v is not None},
                             driver_evidence=evidence)
     dev["driver"] = driver
     dev["driver_state"] = state
     return dev
+
+
+def acpi_family(pnp: dict, vendor: str, kind: str) -> str | None:
+    """The device family of an on-chip ACPI device: the one whose ``claims.acpi`` lists its
+    id (``QCOM0C36``), else the one family of that vendor and kind that claims ACPI devices
+    (a later chip's Adreno or Hexagon, by its setup class); None when there is none."""
+    from accelgui.probes import families
+
+    acpi_id = f"{pnp['vendor']}{pnp['device'] or ''}".upper()
+    candidates = []
+    for fid, entry in families.load_families().items():
+        claimed = (entry.get("claims") or {}).get("acpi") or ()
+        if acpi_id in claimed:
+            return fid
+        if claimed and entry.get("vendor") == vendor and entry.get("kind") == kind:
+            candidates.append(fid)
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _nvml(smi: dict) -> dict | None:
