@@ -215,12 +215,12 @@ def test_devices_are_named_for_people_and_plots_say_whose_they_are(qtbot, window
     row = page.row_ids().index("amd-gpu:0000:03:00.0")
     page.table.selectRow(row)
     qtbot.waitUntil(lambda: "AMD GPU" in page._plots["util_pct"]["plot"].titleLabel.text, timeout=5000)
-    legend = [label.text for _, label in page._plots["util_pct"]["legend"].items]
+    legend = page.legend_names()
     assert len(legend) == 1 and legend[0].startswith("AMD GPU")
     low, high = page._plots["util_pct"]["plot"].getViewBox().viewRange()[1]
     assert low <= 0 and 99 <= high <= 103                                   # utilisation: the whole scale
     page.overlay.setChecked(True)                                            # every device, one colour each
-    legend = [label.text for _, label in page._plots["util_pct"]["legend"].items]
+    legend = page.legend_names()
     assert len(legend) >= 3 and page._plots["util_pct"]["plot"].titleLabel.text.endswith("every device")
 
 
@@ -241,11 +241,11 @@ def test_sensors_and_processes_are_listed(qtbot, window):
     page.set_interval(0.5)
     window.show_page("monitor")
     qtbot.waitUntil(lambda: page.samples_seen >= 2, timeout=10000)
-    page.tabs.setCurrentIndex(0)
+    page.tabs.setCurrentIndex(1)
     sensors = _rows_text(page.sensors)
     assert any(r[0] == "Package id 0" and r[1].endswith("°C") for r in sensors), sensors
     assert any(r[1].endswith("rpm") for r in sensors)
-    page.tabs.setCurrentIndex(1)
+    page.tabs.setCurrentIndex(2)
     procs = _rows_text(page.processes)
     assert any(r[1] == "1000" and r[3] == "2048 MiB" for r in procs), procs   # the fake NVML process
 
@@ -271,3 +271,11 @@ def test_the_cpu_strip_has_a_caption_and_a_scale(qtbot, window):
     blank = page.cpu_bars.grab().toImage()
     page.cpu_bars.set_values([])
     assert page.cpu_bars.grab().toImage() != blank
+
+
+def test_a_hostile_device_name_is_shown_as_text_in_the_legend(qtbot, window):
+    from accelgui.gui.views.monitor import COLOURS
+
+    page = window.monitor
+    page._legend([("<b>x</b><img src=y>", COLOURS[0])])
+    assert "<img" not in page.legend.text() and "&lt;img" in page.legend.text()

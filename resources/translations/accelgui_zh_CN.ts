@@ -363,6 +363,10 @@ all cores</source>
             <source>{n} differences between {a} and {b}, {major} that matter.</source>
             <translation>{a} 与 {b} 之间有 {n} 处差异，其中 {major} 处重要。</translation>
         </message>
+        <message>
+            <source>changed</source>
+            <translation>改变</translation>
+        </message>
     </context>
     <context>
         <name>ExportDialog</name>
@@ -1673,6 +1677,10 @@ all cores</source>
         <message>
             <source>No process is using an accelerator now (or this user may not see them).</source>
             <translation>目前没有进程在使用加速器（或当前用户无权查看）。</translation>
+        </message>
+        <message>
+            <source>Plots</source>
+            <translation>曲线图</translation>
         </message>
     </context>
 </TS>

@@ -98,6 +98,8 @@ def main(argv=None) -> int:
     grab(w, "compare.png")
     w.close()
 
+    grab_monitor(app, args.out, report, settle)
+
     from accelgui.gui.export_dialog import ExportDialog
 
     dialog = ExportDialog(report, fmt="html", directory=os.path.expanduser("~"))
@@ -126,6 +128,39 @@ def main(argv=None) -> int:
     i18n.install("en")
     QApplication.processEvents()
     return 0
+
+
+def grab_monitor(app, out: str, report, settle) -> None:
+    """The Monitor page sampling a recorded tree (an AMD GPU, an Intel NPU, hwmon sensors) and
+    two fake NVML GPUs with a process each, every device overlaid, for about ten seconds."""
+    import tempfile
+    import time
+
+    from monitor_support import TelemetryTree, gpu, monitor_nvml
+
+    from accelgui.gui.main_window import AppOptions, MainWindow
+    from accelgui.probes.context import ProbeContext
+    from accelgui.probes.monitor import Sampler
+
+    tree = TelemetryTree(tempfile.mkdtemp(prefix="accelgui-shots-") + "/root")
+    nv = monitor_nvml([gpu(0), gpu(1, util=(23, 5), temp=48, power_mw=210000)])
+    w = MainWindow(AppOptions(probe=False, monitor_sampler=lambda: Sampler(ProbeContext(tree.root), nvml=nv)))
+    w.resize(1280, 800)
+    w.show()
+    w.live_report = report
+    w.refresh()
+    w.monitor.set_interval(0.5)
+    w.show_page("monitor")
+    w.monitor.overlay.setChecked(True)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.02)
+    settle()
+    path = os.path.join(out, "monitor.png")
+    w.grab().save(path)
+    print(path)
+    w.close()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ samples but draws nothing.
 from __future__ import annotations
 
 import bisect
+import html
 import collections
 import math
 import time
@@ -386,9 +387,16 @@ class MonitorView(QWidget):
         box.setContentsMargins(0, 0, 0, 0)
         self.overlay = QCheckBox()
         self.overlay.toggled.connect(lambda _on: self._update_plots())
-        box.addWidget(self.overlay)
-        self.split.addWidget(self.plot_box)
-        self.tabs = QTabWidget()
+        top = QHBoxLayout()
+        top.addWidget(self.overlay)
+        self.legend = QLabel()                    # one legend for the four plots: colour -> device
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        top.addWidget(self.legend, 1)
+        box.addLayout(top)
+        self._legend_names: list[str] = []
+        self.tabs = QTabWidget()                  # the plots, the sensors, the processes
+        self.tabs.addTab(self.plot_box, "")
         self.sensors = QTableWidget(0, 3)
         self.processes = QTableWidget(0, 5)
         for table in (self.sensors, self.processes):
@@ -396,9 +404,9 @@ class MonitorView(QWidget):
             table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
             table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
             self.tabs.addTab(table, "")
-        self.tabs.currentChanged.connect(lambda _i: self._draw_tables())
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.split.addWidget(self.tabs)
-        self.split.setSizes([220, 380, 160])
+        self.split.setSizes([200, 460])
         layout.addWidget(self.split, 1)
         self.status = QLabel()
         layout.addWidget(self.status)
@@ -408,8 +416,9 @@ class MonitorView(QWidget):
         self.cpu_caption.setText(self.tr("Utilisation of each logical CPU since the last sample "
                                          "(bar height 0–100 %; hover for the figures)"))
         self.overlay.setText(self.tr("Overlay every device on the plots"))
-        self.tabs.setTabText(0, self.tr("Sensors"))
-        self.tabs.setTabText(1, self.tr("Processes"))
+        self.tabs.setTabText(0, self.tr("Plots"))
+        self.tabs.setTabText(1, self.tr("Sensors"))
+        self.tabs.setTabText(2, self.tr("Processes"))
         self.sensors.setHorizontalHeaderLabels([self.tr("Sensor"), self.tr("Reading"), self.tr("Chip")])
         self.processes.setHorizontalHeaderLabels([self.tr("Process"), self.tr("PID"), self.tr("Device"),
                                                   self.tr("Device memory"), self.tr("Engine use")])
@@ -578,6 +587,10 @@ class MonitorView(QWidget):
                 spark.values.extend(old[r["id"]].values)
             self._sparks[r["id"]] = spark
             self.table.setCellWidget(i, 6, spark)
+        names = list(self._labels.values())
+        for r in rows:                            # two alike cards: told apart by their address
+            if names.count(self._labels[r["id"]]) > 1 and r.get("address"):
+                self._labels[r["id"]] += f" [{r['address']}]"
         if self._selected not in self._rows:
             self._selected = "cpu"
 
@@ -617,12 +630,11 @@ class MonitorView(QWidget):
             plot.setYRange(0, DEFAULT_TOP[field], padding=0.02)
             for axis in plot.axes.values():      # repainting the axes was most of a frame: cache them
                 axis["item"].setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            legend = plot.addLegend(offset=(-4, 4), labelTextColor=text)
             note = pg.TextItem("", color=text, anchor=(0.5, 0.5))
             plot.addItem(note, ignoreBounds=True)
             marks = stage_marks_class(pg)(pg.mkPen(text, style=Qt.PenStyle.DashLine), text)
             plot.addItem(marks, ignoreBounds=True)  # the marks never widen the range
-            self._plots[field] = {"plot": plot, "curves": {}, "marks": marks, "legend": legend, "note": note}
+            self._plots[field] = {"plot": plot, "curves": {}, "marks": marks, "note": note}
         self.plot_box.layout().addWidget(widget, 1)
         self.plot_widget = widget
         self._np, self._pg = np, pg
@@ -669,12 +681,12 @@ class MonitorView(QWidget):
         limits = [r.get("power_limit_w") for r in (self._last[1] if self._last else [])
                   if r["id"] in shown and r.get("power_limit_w")]
         self._plot_titles_apply()
+        named: dict[str, int] = {}
         for k, (field, _) in enumerate(PLOTS):
             entry = self._plots[field]
             for rid in list(entry["curves"]):
                 if rid not in shown:                     # another row selected: its curve goes
                     entry["plot"].removeItem(entry["curves"].pop(rid))
-            entry["legend"].clear()
             values = []
             for n, rid in enumerate(shown):
                 times, columns = data[rid]
@@ -685,20 +697,42 @@ class MonitorView(QWidget):
                 curve.setData(x[known], y[known])
                 if known.any():
                     values.append(float(y[known].max()))
-                    entry["legend"].addItem(curve, self._labels.get(rid, rid))
+                    named.setdefault(rid, n)
             top = _y_top(field, values, limits if field == "power_w" else [])
             entry["plot"].setYRange(0, top, padding=0.02)
             entry["note"].setText("" if values else (self.tr("Not reported by this device") if len(shown) == 1
                                                      else self.tr("Not reported by these devices")))
             entry["note"].setPos(-WINDOW_S / 2, top / 2)
             entry["marks"].set_marks(marks)
+        self._legend([(self._labels.get(rid, rid), COLOURS[n % len(COLOURS)])
+                      for rid, n in sorted(named.items(), key=lambda item: item[1])])
+
+    def _legend(self, named: list[tuple[str, str]]) -> None:
+        """The plots' legend: a coloured mark and the name of each device with a reading in
+        any plot (names escaped: they come from firmware and drivers); set only on change."""
+        names = [name for name, _ in named]
+        if names == self._legend_names:
+            return
+        self._legend_names = names
+        self.legend.setText("&nbsp;&nbsp; ".join(
+            f'<span style="color:{colour}">&#9632;</span>&nbsp;{html.escape(name)}' for name, colour in named))
+
+    def legend_names(self) -> list[str]:
+        """The devices the plots' legend names now, in colour order."""
+        return list(self._legend_names)
+
+    def _tab_changed(self, index: int) -> None:
+        if index == 0:
+            self._update_plots()
+        else:
+            self._draw_tables()
 
     def _draw_tables(self) -> None:
         """The open tab: every temperature and fan sensor, or the processes using a device."""
-        if self._last is None or not self.tabs.isVisible():
+        if self._last is None or not self.tabs.isVisible() or self.tabs.currentIndex() == 0:
             return
         sample = self._last[0]
-        if self.tabs.currentIndex() == 0:
+        if self.tabs.currentIndex() == 1:
             cpu = sample["cpu"]
             rows = [(t.get("label") or t.get("chip") or "?", _num(t.get("temp_c"), 1) + " °C", t.get("chip") or "")
                     for t in cpu.get("temps") or []]

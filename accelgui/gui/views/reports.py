@@ -211,7 +211,7 @@ class ReportsView(QWidget):
         for i, row in enumerate(rows):
             cells = [row["field"], row["a"] or "—", row["b"] or "—"]
             change = row.get("change_pct")
-            kinds = {"added": self.tr("only in B"), "removed": self.tr("only in A")}
+            kinds = {"added": self.tr("only in B"), "removed": self.tr("only in A"), "changed": self.tr("changed")}
             cells.append(export_common.fmt_change(change) if isinstance(change, (int, float))
                          else kinds.get(row.get("kind"), ""))
             for j, text in enumerate(cells):
