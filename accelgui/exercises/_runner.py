@@ -252,8 +252,10 @@ def main(argv):
         _run_grader(grader, g, guard)
         doc["checks"], doc["figures"] = list(g.checks) + _tampering(g, guard), dict(g.figures)
     data = json.dumps(doc).encode()
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)                      # over whatever the learner's code wrote there
+    os.ftruncate(fd, 0)                         # over whatever the learner's code wrote there
+    os.lseek(fd, 0, os.SEEK_SET)
+    while data:
+        data = data[os.write(fd, data):]
     os.close(fd)
     shutil.rmtree(scratch, ignore_errors=True)
     for stream in (sys.stdout, sys.stderr):
