@@ -101,7 +101,7 @@ class _Guard:
     def _from_learner(self):
         """Whether the code starting a thread is the learner's own (the first caller outside
         threading lies in the workspace; a library the learner uses may start its own)."""
-        frame = sys._getframe(2)
+        frame = sys._getframe(2)      # 0 this, 1 the hook, 2 the caller of the audited call
         while frame is not None and frame.f_code.co_filename == threading.__file__:
             frame = frame.f_back
         return frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(self.workspace + os.sep)
