@@ -49,7 +49,8 @@ class Platform(Record):
     secure_boot: bool | None = None
     out_of_tree_modules: list[Any] = field(default_factory=list)     # [{name, path}]: DKMS and other modules
     device_tree: dict[str, Any] | None = None                # {model, compatible}: booted from a device tree
-    windows: dict[str, Any] | None = None    # Windows only: {build, edition_sku, virtual_display_adapters, remote_session, wsl}
+    # Windows only: {build, edition_sku, virtual_display_adapters, remote_session, wsl}
+    windows: dict[str, Any] | None = None
 
 
 class Cpu(Record):
