@@ -320,6 +320,13 @@ def _pci_device(rec: dict, tables: dict) -> dict:
     if rec.get("vram_total_bytes"):
         details["memory_bytes"] = rec["vram_total_bytes"]
         details["memory_source"] = "amdgpu"
+    elif rec.get("memory_bytes") and is_integrated(rec, tables):
+        # an integrated GPU's dedicated figure on macOS/Windows is the carve-out the firmware
+        # or driver reserves (Windows' "dedicated video memory"); the GPU computes in the
+        # machine's memory, shared with the CPU, which is what its memory is taken to be
+        details["dedicated_memory_bytes"] = rec["memory_bytes"]
+        details["dedicated_memory_source"] = rec.get("memory_source") or "os"
+        details["memory_shared"] = True
     elif rec.get("memory_bytes"):           # the OS's own figure (macOS, Windows backends)
         details["memory_bytes"] = rec["memory_bytes"]
         details["memory_source"] = rec.get("memory_source") or "os"

@@ -94,7 +94,8 @@ def test_a_ryzen_ai_laptop_from_utf16_wmic_lists(reports):
     assert r["memory"]["bandwidth_spec_gbps"] == 120.0      # 128-bit LPDDR5X-7500
     gpu = one(r, "gpu", "amd")
     assert gpu["pci_id"] == "1002:150e" and gpu["integrated"] is True
-    assert gpu["details"]["memory_bytes"] == 466 << 20       # dxdiag's dedicated carve-out
+    assert gpu["details"]["dedicated_memory_bytes"] == 466 << 20     # dxdiag's dedicated carve-out,
+    assert gpu["details"].get("memory_bytes") is None and gpu["details"]["memory_shared"] is True  # not its memory
     assert gpu["driver"] == "amdkmdag"
     npu = one(r, "npu", "amd")
     assert npu["pci_id"] == "1022:17f0" and npu["driver"] == "kipudrv"
@@ -230,7 +231,7 @@ def test_dxdiag_alone_names_the_os_cpu_memory_gpu_and_the_npus_driver(tmp_path):
     assert r["platform"]["os_release"] == "Windows 11 Pro 24H2"
     assert r["cpu"]["model_name"] == "AMD Ryzen AI 9 HX 370 w/ Radeon 890M" and r["cpu"]["logical_cpus"] == 24
     assert r["memory"]["total_bytes"] == 32768 << 20
-    assert one(r, "gpu", "amd")["details"]["memory_bytes"] == 466 << 20
+    assert one(r, "gpu", "amd")["details"]["dedicated_memory_bytes"] == 466 << 20
     npu = one(r, "npu", "amd")                       # from System Devices, with its driver file
     assert npu["driver"] == "kipudrv" and npu["readiness"] == "ready"
 
@@ -393,7 +394,8 @@ def test_redact_removes_what_identifies_a_windows_machine():
 
 def test_a_32_bit_size_below_4_gb_gives_way_to_the_specification(tmp_path):
     """Some drivers wrap AdapterRAM instead of saturating it (a 6 GB card reading 2 GB):
-    where the specification row knows the card, its size stands; an iGPU keeps WMI's."""
+    where the specification row knows the card, its size stands; an iGPU keeps WMI's as its
+    dedicated carve-out (it computes in the machine's memory)."""
     (tmp_path / "video.txt").write_text(
         "\nName        : NVIDIA GeForce RTX 4090\nPNPDeviceID : PCI\\VEN_10DE&DEV_2684&SUBSYS_889D1043&REV_A1\\4&1&0&0019\n"
         "AdapterRAM  : 2147483648\nDriverVersion : 32.0.15.5585\n\n"
@@ -402,4 +404,5 @@ def test_a_32_bit_size_below_4_gb_gives_way_to_the_specification(tmp_path):
     r = replay(tmp_path)
     assert one(r, "gpu", "nvidia")["details"]["memory_bytes"] == 24 * GIB
     assert one(r, "gpu", "nvidia")["details"]["memory_source"] == "specification"
-    assert one(r, "gpu", "intel")["details"]["memory_bytes"] == 134217728
+    assert one(r, "gpu", "intel")["details"]["dedicated_memory_bytes"] == 134217728
+    assert one(r, "gpu", "intel")["details"].get("memory_bytes") is None

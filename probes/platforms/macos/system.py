@@ -59,6 +59,14 @@ def _int(keys: dict, name: str) -> int | None:
     return value if value is not None and value >= 0 else None
 
 
+def _cache_size(keys: dict, name: str) -> int | None:
+    """A cache size in bytes; None where the value cannot be one: every CPU cache is a whole
+    number of KiB (32 KiB, 192 KiB, 1.25 MiB), so ``1310`` is a value cut short (the last
+    line of a pasted, truncated output)."""
+    value = _int(keys, name)
+    return value if value and value % 1024 == 0 else None
+
+
 def hardware(ctx) -> dict:
     """The SPHardwareDataType item (the first), {} when not recorded."""
     items = profiler.data(ctx).get("SPHardwareDataType") or []
@@ -174,8 +182,9 @@ def _perf_levels(keys: dict) -> list[dict]:
             continue
         levels.append({"name": keys.get(base + "name") or ("Performance" if n == 0 else "Efficiency"),
                        "cores": cores, "cpus": _int(keys, base + "logicalcpu") or cores,
-                       "l1d": _int(keys, base + "l1dcachesize"), "l1i": _int(keys, base + "l1icachesize"),
-                       "l2": _int(keys, base + "l2cachesize"), "cpusperl2": _int(keys, base + "cpusperl2")})
+                       "l1d": _cache_size(keys, base + "l1dcachesize"),
+                       "l1i": _cache_size(keys, base + "l1icachesize"),
+                       "l2": _cache_size(keys, base + "l2cachesize"), "cpusperl2": _int(keys, base + "cpusperl2")})
     return levels
 
 
@@ -207,7 +216,7 @@ def _caches(keys: dict, levels: list[dict], physical: int | None, packages: int)
         return out
     for name, key, per_core in (("l1d", "hw.l1dcachesize", True), ("l1i", "hw.l1icachesize", True),
                                 ("l2", "hw.l2cachesize", True), ("l3", "hw.l3cachesize", False)):
-        size = _int(keys, key)
+        size = _cache_size(keys, key)
         if size:
             n = (physical or 1) if per_core else packages
             out[name] = {"size_bytes": size * n, "instances": n}

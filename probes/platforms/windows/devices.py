@@ -27,6 +27,10 @@ _HARDWARE_BUSES = ("pci", "acpi")
 _CLASS_CODES = {"display": "030000", "computeaccelerator": "120000"}
 _ACPI_VENDORS = {"qcom": "qualcomm"}        # ACPI vendor ids of SoC GPUs/NPUs (uefi.org/PNP_ACPI_Registry)
 _BASIC_DISPLAY = re.compile(r"Microsoft Basic Display", re.I)
+# names Windows gives a device whose driver names it no better (the class's generic name):
+# the device is named from its id instead
+_GENERIC = re.compile(r"\s*(?:NPU )?Compute Accelerator Device\s*$"
+                      r"|\s*Video Controller(?: \(VGA Compatible\))?\s*$", re.I)
 
 
 def _new(name, pnp, source: str) -> dict:
@@ -303,7 +307,8 @@ def _pci(a: dict) -> dict | None:
     pnp = a["pnp"]
     driver, evidence, state = _driver(a)
     size, source, lower = dedicated_memory(a)
-    name = a["name"] if a.get("name") and not _BASIC_DISPLAY.search(a["name"]) else None
+    name = a["name"] if a.get("name") and not (_BASIC_DISPLAY.search(a["name"]) or _GENERIC.match(a["name"])) \
+        else None
     integrated = True if a.get("hybrid") == "integrated" else (False if a.get("hybrid") == "discrete" else None)
     rec = common.pci_function(pnp["vendor"], pnp["device"], _address(a),
                               class_code=pnp.get("class_code") or _CLASS_CODES.get(a["cls"] or "", ""),

@@ -33,9 +33,8 @@ def windows_rows(windows, lang: str = "en") -> list[list[str]]:
     if not isinstance(windows, dict):
         return []
     rows = []           # (the build is the kernel's third number, on its own row already)
-    if windows.get("remote_session") is not None:
-        rows.append([l10n.tr("windows.fact.remote_session", lang),
-                     l10n.tr("windows.fact.yes" if windows["remote_session"] else "windows.fact.no", lang)])
+    if windows.get("remote_session"):       # (false only says no Remote Display adapter was seen)
+        rows.append([l10n.tr("windows.fact.remote_session", lang), l10n.tr("windows.fact.yes", lang)])
     if isinstance(windows.get("wsl"), dict):
         rows.append([l10n.tr("windows.fact.wsl", lang), _wsl_text(windows["wsl"], lang)])
     virtual = [str(n) for n in windows.get("virtual_display_adapters") or () if n]
