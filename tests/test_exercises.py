@@ -288,6 +288,23 @@ def test_a_kv_cache_that_recomputes_and_rewrites_the_graders_counts_fails(tmp_pa
     assert res["status"] == "failed", res
 
 
+@pytest.mark.parametrize("where", ["workspace", "package"])
+def test_the_graders_reference_computation_cannot_be_imported(tmp_path, where):
+    """distillation_loss() that calls the grader's own _reference, loaded from the workspace's
+    .grader/ copy or from the installed package: refused, so it fails."""
+    m = ALL["modelopt-distillation-loss"]
+    ws = _workspace(tmp_path, m, None)
+    path = ("os.path.join(os.path.dirname(os.path.abspath(__file__)), '.grader', 'grade.py')" if where == "workspace"
+            else repr(os.path.join(m["dir"], "grade.py")))
+    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
+        fh.write("import importlib.util, os\n"
+                 f"spec = importlib.util.spec_from_file_location('stolen', {path})\n"
+                 "mod = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(mod)\n"
+                 "def distillation_loss(s, t, y, T=2.0, alpha=0.5):\n    return mod._reference(s, t, y, T, alpha)\n")
+    res = exercises.grade(m["step"], ws, report=_report(m))
+    assert res["status"] == "failed", res
+
+
 # --------------------------------------------------------------------------- targets and figures
 
 def test_a_ratio_target_uses_this_machines_benchmark_then_the_graders_baseline():

@@ -22,7 +22,8 @@ tries to write it instead of earning it:
   ``sys.orig_argv`` no longer name the result or the nonce;
 - once the learner's module loads, an audit hook (PEP 578) refuses new processes, threads
   started by the learner's own code (Python 3.12 and later audit thread starts), the garbage
-  collector's object lists, trace functions and reads of ``/proc/*/{fd,mem,cmdline,environ}``;
+  collector's object lists, trace functions, reads of ``/proc/*/{fd,mem,cmdline,environ}`` and
+  of any exercise's ``grade.py`` (its reference computations are not the learner's to import);
 - every public function or class of the modules the grading relies on (``time.perf_counter``,
   ``numpy.allclose``, the builtins, each module the grader imports: :meth:`_Guard._functions`)
   and of the grader's ``g`` is compared with what it was: one replaced fails ``grader-intact``;
@@ -60,6 +61,7 @@ class _Guard:
     def __init__(self, protected):
         self.armed = False
         self.workspace = ""
+        self.exercises_dir = ""
         self.trusted = False
         self.refused = []
         self.protected = tuple(protected)
@@ -98,6 +100,15 @@ class _Guard:
             out += [f"{cls.__name__}.{k}" for k, v in attrs.items() if cls.__dict__.get(k) is not v]
         return sorted(set(out))
 
+    def _is_grader(self, path):
+        """Whether ``path`` is an exercise's grader (shipped, or its copy in a workspace's .grader/):
+        the learner's code may not import the grader's own reference computations."""
+        if os.path.basename(path) != "grade.py":
+            return False
+        real = os.path.realpath(path)
+        return (os.path.basename(os.path.dirname(real)) == ".grader"
+                or os.path.dirname(os.path.dirname(real)) == self.exercises_dir)
+
     def _from_learner(self):
         """Whether the code starting a thread is the learner's own (the first caller outside
         threading lies in the workspace; a library the learner uses may start its own)."""
@@ -110,8 +121,8 @@ class _Guard:
         if not self.armed or self.trusted:
             return
         refused = event in _BLOCKED
-        if event == "open" and args and isinstance(args[0], (str, bytes)) and _PROC.match(os.fsdecode(args[0])):
-            refused = True
+        if event == "open" and args and isinstance(args[0], (str, bytes)):
+            refused = refused or bool(_PROC.match(os.fsdecode(args[0]))) or self._is_grader(os.fsdecode(args[0]))
         if event == "_thread.start_new_thread":      # audited from Python 3.12
             refused = self._from_learner()
         if refused:
@@ -248,6 +259,7 @@ def main(argv):
         guard = _Guard([(Grade, dict(vars(Grade))), (_Guard, dict(vars(_Guard)))])
         guard.arm = lambda: setattr(guard, "armed", True)
         guard.workspace = g.workspace
+        guard.exercises_dir = os.path.dirname(os.path.dirname(os.path.realpath(grader)))
         sys.addaudithook(guard.hook)
         _run_grader(grader, g, guard)
         doc["checks"], doc["figures"] = list(g.checks) + _tampering(g, guard), dict(g.figures)
