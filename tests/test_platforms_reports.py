@@ -72,3 +72,11 @@ def test_an_npu_windows_names_by_its_class_is_named_by_its_id():
     r = _report("win-ryzen-ai-laptop").to_dict()
     npu = next(d for d in r["devices"] if d["kind"] == "npu")
     assert npu["name"] != "NPU Compute Accelerator Device" and "XDNA" in npu["name"]
+
+
+def test_a_generation_archspec_lacks_gets_the_instruction_set_its_cores_share():
+    meteor = _report("win-laptop-meteorlake-rtx4060").to_dict()["cpu"]
+    lunar = _report("win-lunarlake-copilot-pc").to_dict()["cpu"]
+    assert meteor["microarchitecture"] == "meteorlake" and lunar["microarchitecture"] == "lunarlake"
+    assert {"avx2", "avx_vnni", "fma"} <= set(meteor["features"]) and "avx512f" not in meteor["features"]
+    assert {"avx2", "avx_vnni", "avx_vnni_int8"} <= set(lunar["features"]) and "avx512f" not in lunar["features"]

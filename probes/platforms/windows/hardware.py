@@ -320,13 +320,26 @@ def coreinfo_flags(text: str | None) -> list[str]:
     return flags
 
 
+# Generations archspec's table does not have, by the one whose instruction set their cores
+# share (Intel Architecture Instruction Set Extensions Programming Reference, "Recent
+# instruction set extensions" by microarchitecture, read 2026-12-02): Meteor Lake's Redwood
+# Cove/Crestmont cores have Alder Lake's (AVX2, AVX-VNNI, no AVX-512), Lunar Lake's Lion
+# Cove/Skymont cores Arrow Lake's (AVX-VNNI-INT8, AVX-IFMA, AVX-NE-CONVERT, CMPCCXADD).
+_ISA_AS = {"meteorlake": "alderlake", "lunarlake": "arrowlake"}
+
+
+def _isa_target(uarch: str | None) -> str | None:
+    return _ISA_AS.get(uarch or "", uarch)
+
+
 def _features(uarch: str | None) -> list[str]:
     """The instruction-set extensions of the microarchitecture in archspec's table (what a
     part of that generation offers; WMI does not show this CPU's own flags)."""
     from accelgui.probes import cpu as linux_cpu
 
-    data = linux_cpu._archspec_data() if uarch else None
-    entry = data[0].get(uarch) if data else None
+    target = _isa_target(uarch)
+    data = linux_cpu._archspec_data() if target else None
+    entry = data[0].get(target) if data else None
     return sorted(entry[2]) if entry else []
 
 
@@ -374,7 +387,7 @@ def cpu_probe(ctx) -> dict:
         "cores_per_socket": cores, "sockets": len(procs), "numa_nodes": None,
         "flags": flags, "features": features,
         "features_source": "coreinfo (CPUID)" if flags else (
-            f"archspec target {uarch} (the microarchitecture's instruction set; WMI does not "
+            f"archspec target {_isa_target(uarch)} (the microarchitecture's instruction set; WMI does not "
             "list this CPU's flags)" if features else None),
         "caches": _caches(proc),
         "max_mhz": records.int_of(proc, "MaxClockSpeed"), "min_mhz": None,
