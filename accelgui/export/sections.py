@@ -69,7 +69,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
     if bios:
         plat.append([L("bios"), bios])
     from accelgui.probes.platforms.windows.summary import windows_rows
-    plat.extend(windows_rows(getattr(p, "windows", None), lang))    # build, RDP, WSL, virtual adapters
+    plat.extend(windows_rows(getattr(p, "windows", None), lang))    # RDP session, WSL, virtual adapters
     sections.append(Table("platform", L("platform"), None, plat))
 
     clock = cpu_clock_text(report, lang)
