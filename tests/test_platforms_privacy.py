@@ -115,3 +115,19 @@ def test_redact_removes_them_from_a_report_of_the_folder(folder):
     text = json.dumps(report.to_dict(), ensure_ascii=False).lower()
     for secret in _identities(source):
         assert secret.lower() not in text, secret
+
+
+def test_record_tree_on_a_live_windows_pc_scrubs_across_its_outputs(tmp_path):
+    from accelgui.probes import platforms
+    from accelgui.probes.record import record_commands
+
+    outputs = {"windows.video_controller": "Name : NVIDIA GeForce RTX 4090\nAdapterRAM : 4293918720\n"
+                                           "VideoProcessor : NVIDIA\nSystemName : GAMING-RIG-01\n",
+               "windows.computer_system": '{\n  "Name": "GAMING-RIG-01",\n  "Model": "Precision 3660",\n'
+                                          '  "TotalPhysicalMemory": 68719476736\n}\n'}
+    argv = {platforms.command(k).argv: text for k, text in outputs.items()}
+    count = record_commands(str(tmp_path), platforms.commands("windows"),
+                            run=lambda a, t: (argv.get(a), None if a in argv else "not-found"))
+    assert count == 2
+    saved = "".join(p.read_text(encoding="utf-8") for p in tmp_path.iterdir())
+    assert "GAMING-RIG-01" not in saved and "Precision 3660" in saved and "RTX 4090" in saved
