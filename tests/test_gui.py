@@ -202,6 +202,7 @@ def test_benchmark_progress_then_results_in_every_view(qtbot):
     with qtbot.waitSignal(window.bench.finished, timeout=20000):
         window.act_quick.trigger()
         assert window.act_cancel.isEnabled()
+    settle(qtbot, window)                   # the run is checked in a worker, then shown
     assert [p["stage"] for p in progress] == ["stream", "fma", "cache_sweep"]
     assert window.benchmarks.progress.value() == 1000
     assert window.live_report.benchmarks["cpu"]["stream"]["triad_gbps"] == 21.5
@@ -795,6 +796,7 @@ def test_real_benchmark_child_in_test_mode_fills_the_plots(qtbot, tmp_path, monk
     window.bench.progress.connect(lambda e: stages.append(e.get("stage")))
     with qtbot.waitSignal(window.bench.finished, timeout=240000):
         window.run_benchmark("quick")
+    settle(qtbot, window)                   # the run is checked in a worker, then shown
     bench = window.live_report.benchmarks
     assert bench["cpu"]["stream"]["triad_gbps"] > 0
     assert "stream" in stages
@@ -1475,6 +1477,7 @@ def test_a_run_that_finishes_before_the_first_probe_is_kept_once_it_lands(qtbot,
     monkeypatch.setattr(main_window, "probe_machine", lambda sysroot, timeout: probed)
     window = make_window(qtbot)
     window._bench_finished(dict(section))              # no report yet: nothing to file it under
+    qtbot.waitUntil(lambda: not window._tasks, timeout=20000)
     key = history.machine_key(probed.to_dict())
     assert history.runs(key) == []
     window.probe()

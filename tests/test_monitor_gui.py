@@ -107,6 +107,7 @@ def test_a_benchmark_run_in_the_app_carries_its_stage_telemetry(qtbot, window):
     window.benchmark_command = lambda mode: fake_child_argv("ok")
     with qtbot.waitSignal(window.bench.finished, timeout=20000):
         window.run_benchmark("quick")
+    qtbot.waitUntil(lambda: not window._tasks, timeout=20000)      # checked in a worker, then kept
     telemetry = window.live_report.benchmarks["telemetry"]
     assert [s["name"] for s in telemetry["stages"]] == ["stream", "fma", "cache_sweep"]
 
