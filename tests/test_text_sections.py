@@ -61,3 +61,15 @@ def test_field_paths_in_texts_become_words():
     for fmt in ("text", "markdown", "html"):
         out = render(load("rich"), fmt)
         assert not re.search(r"\b(?:benchmarks|memory)\.[a-z_]+\.", out.replace("memory.total_bytes x", "")), fmt
+
+
+def test_caches_of_unequal_size_are_given_by_their_total():
+    """An M1 Pro's L2: two 12 MiB clusters and one 4 MiB: 28 MiB in all, not 9.3 MiB x 3."""
+    from accelgui.export.facts import cache_text
+
+    report = load("rich")
+    cpu = report.cpu.replace(caches={"l2": {"size_bytes": 28 * 2 ** 20, "instances": 3},
+                                     "l1d": {"size_bytes": 48 * 2 ** 10 * 4, "instances": 4}})
+    text = cache_text(cpu)
+    assert "L2 28 MiB in all (3 caches of unequal size)" in text and "L1D 48 KiB × 4" in text
+    assert "\u5171" in cache_text(cpu, "zh")

@@ -45,7 +45,9 @@ def cpu_topology(cpu, lang: str = "en") -> str:
     return " = ".join(parts) if parts else label("unknown", lang)
 
 
-def cache_text(cpu) -> str:
+def cache_text(cpu, lang: str = "en") -> str:
+    """"L1D 48 KiB × 112, ...": each level's size per cache and the count; a level whose caches
+    differ in size (performance and efficiency clusters) by its total."""
     parts = []
     for name in ("l1d", "l1i", "l2", "l3", "l4"):
         info = (cpu.caches or {}).get(name)
@@ -54,7 +56,9 @@ def cache_text(cpu) -> str:
         size, inst = info.get("size_bytes"), info.get("instances")
         if size is None:
             continue
-        if inst and inst > 1:
+        if inst and inst > 1 and size % inst:
+            parts.append(label("cache_unequal", lang, level=name.upper(), size=fmt_bytes(size, lang), n=inst))
+        elif inst and inst > 1:
             parts.append(f"{name.upper()} {fmt_bytes(size // inst)} × {inst}")
         else:
             parts.append(f"{name.upper()} {fmt_bytes(size)}")

@@ -81,7 +81,7 @@ def build_sections(report, lang: str = "en") -> list[Table]:
         [L("topology"), cpu_topology(c, lang)],
         [L("logical_cpus"), U(c.logical_cpus)], [L("numa_nodes"), U(c.numa_nodes)],
         [L("clock"), clock or L("unknown")],
-        [L("caches"), cache_text(c) or L("unknown")],
+        [L("caches"), cache_text(c, lang) or L("unknown")],
         [L("features"), " ".join(label_text(f) for f in key_features(c)) or L("none")],
     ]
     if c.hypervisor_vendor:
