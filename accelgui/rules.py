@@ -239,10 +239,11 @@ def _device_line(dev: dict, lang: str, count: int) -> str:
         parts.append(_gib(mem))
     driver = dev.get("driver")
     version = details.get("driver_version")
+    check = str((details.get("readiness_checks") or {}).get("driver") or "")
     if driver or version:
         parts.append(" ".join(str(x) for x in (_t("driver", lang), driver, version) if x))
-    else:
-        parts.append(_t("no_driver", lang))
+    elif not check.startswith(("ok", "not needed")) and dev.get("readiness") != "unknown":
+        parts.append(_t("no_driver", lang))      # not when the ladder found the OS's own driver
     readiness = dev.get("readiness") or "unknown"
     why = l10n.field_text(dev, "readiness_reason", lang)
     word = _t(readiness, lang) if readiness in _READINESS else readiness

@@ -367,3 +367,29 @@ def test_a_working_gpu_with_an_unknown_figure_is_not_told_to_rent_one():
     gpu = _route(_tree("acc-wsl2-nvidia"), "gpu")
     assert gpu.status == "ready" and gpu.qualifier and "compute capability" in gpu.qualifier
     assert "unknown" in gpu.reasons[0] and "Rent" not in gpu.reasons[0], gpu.reasons[0]
+
+
+def test_intel_arc_names_as_windows_writes_them_count_for_pytorch_xpu():
+    """Windows' driver names carry (TM) marks and "GPU" (Lunar Lake's "Arc(TM) 140V GPU"): they
+    are the same supported parts as pci.ids' names; UHD and Iris Xe stay unsupported."""
+    from accelgui.rules import _oneapi_support
+
+    for name in ("Intel(R) Arc(TM) 140V GPU (16GB)", "Intel(R) Arc(TM) A770 Graphics",
+                 "Meteor Lake-P [Intel Arc Graphics]", "Intel(R) Arc(TM) Pro A60"):
+        assert _oneapi_support({"name": name}, "en")[0] is True, name
+    for name in ("Intel(R) UHD Graphics 630", "Intel(R) Iris(R) Xe Graphics"):
+        assert _oneapi_support({"name": name}, "en")[0] is False, name
+
+
+def test_a_device_the_os_drives_itself_is_not_said_to_have_no_driver(capsys):
+    """A Mac's GPU and Neural Engine have no driver name in the report, but the readiness
+    ladder found the OS's own driver: the advice does not call them driverless."""
+    import json
+    from pathlib import Path
+
+    from accelgui import cli
+
+    tree = Path(__file__).parent / "fixtures" / "machines" / "mac-m1pro-laptop"
+    assert cli.main(["--probe", "--sysroot", str(tree)]) == 0
+    text = json.dumps(json.loads(capsys.readouterr().out)["routes"])
+    assert "Apple M1 Pro GPU" in text and "no driver bound" not in text
