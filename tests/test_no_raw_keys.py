@@ -102,6 +102,7 @@ class Visit:
             self.window.show_page(page)
             _settle(self.qtbot, self.window)
             getattr(self, "_" + page, self.collect)(page)
+            self.each_tab(page)
         return self.seen
 
     def _hardware(self, page: str) -> None:
@@ -129,6 +130,20 @@ class Visit:
         view.overlay.setChecked(True)           # every device on the plots: their legends
         self.collect(page + "/overlay")
         view.overlay.setChecked(False)
+
+    def each_tab(self, page: str) -> None:
+        """Every tab of the page's tab widgets shown in turn (one tab's contents at a time)."""
+        from PySide6.QtWidgets import QTabWidget
+
+        for tabs in self.window.views[page].findChildren(QTabWidget):
+            if not tabs.isVisible():
+                continue
+            current = tabs.currentIndex()
+            for i in range(tabs.count()):
+                tabs.setCurrentIndex(i)
+                self.qtbot.wait(50)             # a tab draws its contents when it is shown
+                self.collect(f"{page}/{tabs.tabText(i)}")
+            tabs.setCurrentIndex(current)
 
     def _routes(self, page: str) -> None:
         view = self.window.routes
