@@ -113,3 +113,12 @@ def probe_label(name, lang: str = "en") -> str:
     """A probe's name in words ("pci" -> "PCI bus"); a probe the catalogue lacks by its name,
     its words apart ("gpu_x" -> "gpu x")."""
     return known("app.hw.probe." + str(name), lang, None) or str(name).replace("_", " ")
+
+
+#: how buses spell themselves (report values are lower-case ids)
+BUS_NAMES = {"pci": "PCI", "usb": "USB", "pcie": "PCIe"}
+
+
+def bus_label(bus: str | None) -> str | None:
+    """"pci" -> "PCI"; another bus word as it is; None for none."""
+    return BUS_NAMES.get(str(bus).lower(), str(bus)) if bus else None

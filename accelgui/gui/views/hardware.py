@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPus
 
 from accelgui import l10n
 from accelgui.export import common
-from accelgui.export.labels import field_label, known, probe_label, toolkit_label
+from accelgui.export.labels import bus_label, field_label, known, probe_label, toolkit_label
 from accelgui.gui.views.common import (PROBE_COLOURS, READINESS_COLOURS, ViewState,
                                        check_value_text, heading, muted, para, probe_message,
                                        source_text)
@@ -30,7 +30,6 @@ _CHECK_STEPS = {"driver": "driver", "device_node": "node", "access": "access", "
 #: where a readiness word stops the ladder (derived ladders of older reports)
 _READINESS_STOP = {"driver-missing": "driver", "no-access": "access", "runtime-missing": "runtime"}
 #: how buses spell themselves (report values are lower-case ids; vendors: probes/data/vendors.json)
-BUS_NAMES = {"pci": "PCI", "usb": "USB", "pcie": "PCIe"}
 _SHOWN_ELSEWHERE = {"readiness_checks", "ladder", "index", "compute_capability_str"}
 
 
@@ -81,7 +80,7 @@ def value_text(key: str, value, lang: str) -> str:
     if key == "family" and isinstance(value, str) and families.family(value):
         return l10n.bilingual(families.text(value, "name"), lang) or common.clean(value)
     if key == "bus" and isinstance(value, str):
-        return BUS_NAMES.get(value.lower(), common.clean(value))
+        return common.clean(bus_label(value))
     if key.endswith("_source") and isinstance(value, str):
         return known("app.hw.source." + value, lang, common.clean(value))
     return common.fmt_value(key, value, lang)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButt
 
 from accelgui.advisor import source_kind
 from accelgui.export.advice import START_HERE_N, goal_line, start_entries
+from accelgui.export.labels import bus_label, vendor_label
 from accelgui.gui.views.goal import GoalPicker, assessed_goal
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
@@ -328,14 +329,16 @@ class OverviewView(QWidget):
             title += " · " + self.tr("integrated")
         self._card_top(card, title, Badge(readiness_text(dev.readiness), colour))
         card.body.addWidget(para(dev.name or self.tr("unnamed device")))
-        address = dev.bus and dev.address and f"{dev.bus} {dev.address}"
+        bus = bus_label(dev.bus)
+        address = bus and dev.address and f"{bus} {dev.address}"
         if len(group) > 1 and address:
-            address = self.tr("{bus} {first} … {last}").format(bus=dev.bus, first=dev.address,
+            address = self.tr("{bus} {first} … {last}").format(bus=bus, first=dev.address,
                                                               last=group[-1].address)
-        where = [x for x in (dev.vendor, address,
+        where = [x for x in (vendor_label(dev.vendor, lang), address,
                              dev.driver and self.tr("driver {name}").format(name=dev.driver)) if x]
-        if not dev.driver:
-            where.append(self.tr("no driver bound"))
+        check = str(((dev.details or {}).get("readiness_checks") or {}).get("driver") or "")
+        if not dev.driver and not check.startswith(("ok", "not needed")) and dev.readiness != "unknown":
+            where.append(self.tr("no driver bound"))   # not when the OS drives it itself (a Mac)
         card.body.addWidget(muted(" · ".join(where)))
         details = dev.details or {}
         facts = []
