@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,14 +49,23 @@ def main(argv=None) -> int:
         report = built_rich_report()
     report = advise_report(report, None, "en")
 
+    shots = tempfile.mkdtemp(prefix="accelgui-shots-")
+
     def window_for(report, lang="en"):
+        """A window showing ``report`` opened as a saved report (as File > Open does), so every
+        page names the machine it shows, and this computer where a page acts on it."""
         i18n.install(lang)
         w = MainWindow(AppOptions(probe=False, lang=lang))
         w.resize(1280, 800)
         w.show()
-        w.live_report = report
         w.kb, w.done = load_knowledge_base(None)
-        w.refresh()
+        path = os.path.join(shots, f"dgx-h100-07-{lang}.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(report.to_json())
+        w.open_report_file(path)
+        deadline = time.monotonic() + 30
+        while w.state.opening and time.monotonic() < deadline:
+            app.processEvents()
         settle()
         return w
 
