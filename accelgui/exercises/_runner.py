@@ -103,11 +103,14 @@ class _Guard:
     def _is_grader(self, path):
         """Whether ``path`` is an exercise's grader (shipped, or its copy in a workspace's .grader/):
         the learner's code may not import the grader's own reference computations."""
-        if os.path.basename(path) != "grade.py":
-            return False
+        name = os.path.basename(path)
         real = os.path.realpath(path)
-        return (os.path.basename(os.path.dirname(real)) == ".grader"
-                or os.path.dirname(os.path.dirname(real)) == self.exercises_dir)
+        folder = os.path.dirname(real)
+        if name.startswith("grade.") and name.endswith(".pyc") and os.path.basename(folder) == "__pycache__":
+            folder = os.path.dirname(folder)          # its compiled form (installed packages have one)
+        elif name != "grade.py":
+            return False
+        return os.path.basename(folder) == ".grader" or os.path.dirname(folder) == self.exercises_dir
 
     def _from_learner(self):
         """Whether the code starting a thread is the learner's own (the first caller outside
