@@ -231,8 +231,8 @@ def trend_entry(run: dict) -> dict:
     :data:`TREND_GPU_FIGURES`."""
     from accelgui import benchmarks
 
-    b = run["benchmarks"]
-    paths = list(TREND_FIGURES) + [f"gpu.{e.get('index')}.{fig}" for e in benchmarks.gpu_devices(b)
+    b = run["benchmarks"]              # stored after its check: read as it is, not checked again
+    paths = list(TREND_FIGURES) + [f"gpu.{e.get('index')}.{fig}" for e in benchmarks.checked_gpu_devices(b)
                                    for fig in TREND_GPU_FIGURES]
     figures = {}
     for p in paths:

@@ -656,7 +656,11 @@ class MonitorView(QWidget):
         shown = self._shown_rows()
         who = self.tr("every device") if len(shown) > 1 else self._labels.get(shown[0], "") if shown else ""
         for field, title in self._plot_titles().items():
-            self._plots[field]["plot"].setTitle(f"{title}: {who}" if who else title)
+            text = f"{title}: {who}" if who else title
+            entry = self._plots[field]
+            if entry.get("title") != text:               # a new title lays the plot out again
+                entry["title"] = text
+                entry["plot"].setTitle(text)
 
     def _curve(self, entry: dict, rid: str, n: int):
         curve = entry["curves"].get(rid)
@@ -699,10 +703,13 @@ class MonitorView(QWidget):
                     values.append(float(y[known].max()))
                     named.setdefault(rid, n)
             top = _y_top(field, values, limits if field == "power_w" else [])
-            entry["plot"].setYRange(0, top, padding=0.02)
-            entry["note"].setText("" if values else (self.tr("Not reported by this device") if len(shown) == 1
-                                                     else self.tr("Not reported by these devices")))
-            entry["note"].setPos(-WINDOW_S / 2, top / 2)
+            note = "" if values else (self.tr("Not reported by this device") if len(shown) == 1
+                                      else self.tr("Not reported by these devices"))
+            if entry.get("top") != top or entry.get("note_text") != note:   # only on change: the
+                entry["top"], entry["note_text"] = top, note                # axes repaint at each
+                entry["plot"].setYRange(0, top, padding=0.02)
+                entry["note"].setText(note)
+                entry["note"].setPos(-WINDOW_S / 2, top / 2)
             entry["marks"].set_marks(marks)
         self._legend([(self._labels.get(rid, rid), COLOURS[n % len(COLOURS)])
                       for rid, n in sorted(named.items(), key=lambda item: item[1])])
