@@ -28,10 +28,9 @@ def cell_text(value, lang: str, column: str | None = None) -> str:
     if value is None:
         return "-"
     if column == "family" and isinstance(value, str):
-        from accelgui.l10n import bilingual
         from accelgui.probes import families
 
-        return bilingual(families.text(value, "name"), lang) or value if families.family(value) else value
+        return families.display_name(value, lang) or value
     if isinstance(value, bool):
         return msg_tr("knowledge.facts.yes" if value else "knowledge.facts.no", lang)
     if isinstance(value, dict):

@@ -156,6 +156,13 @@ def report_dict(report: Report | dict[str, Any] | None) -> dict[str, Any]:
     return dict(report or {})
 
 
+def driver_missing(readiness: str | None, driver: str | None, details: dict[str, Any] | None) -> bool:
+    """Whether a device is known to have no driver: none is named, its readiness is known, and
+    the readiness ladder found none (a Mac's GPU, driven by the OS itself, has no driver name)."""
+    check = str(((details or {}).get("readiness_checks") or {}).get("driver") or "")
+    return not driver and readiness != "unknown" and not check.startswith(("ok", "not needed"))
+
+
 def device_text(dev: Device | dict[str, Any], name: str, lang: str = "en") -> str | None:
     """A device's ``readiness_reason`` or ``fix`` in ``lang`` ("zh"/"zh_CN" or English),
     falling back to English; ``dev`` is a Device or a device dict."""

@@ -50,7 +50,7 @@ import re
 import threading
 
 from accelgui import l10n
-from accelgui.report import READINESS
+from accelgui.report import READINESS, driver_missing
 from accelgui.knowledge import load_knowledge, support
 
 __all__ = ["KnowledgeRuleError", "Fact", "evaluate", "validate", "describe_device",
@@ -239,11 +239,10 @@ def _device_line(dev: dict, lang: str, count: int) -> str:
         parts.append(_gib(mem))
     driver = dev.get("driver")
     version = details.get("driver_version")
-    check = str((details.get("readiness_checks") or {}).get("driver") or "")
     if driver or version:
         parts.append(" ".join(str(x) for x in (_t("driver", lang), driver, version) if x))
-    elif not check.startswith(("ok", "not needed")) and dev.get("readiness") != "unknown":
-        parts.append(_t("no_driver", lang))      # not when the ladder found the OS's own driver
+    elif driver_missing(dev.get("readiness"), driver, details):
+        parts.append(_t("no_driver", lang))
     readiness = dev.get("readiness") or "unknown"
     why = l10n.field_text(dev, "readiness_reason", lang)
     word = _t(readiness, lang) if readiness in _READINESS else readiness

@@ -187,6 +187,15 @@ def text(fid: str | None, *path: str) -> dict | None:
     return value if isinstance(value, dict) and "en" in value else None
 
 
+def display_name(fid: str | None, lang: str = "en") -> str | None:
+    """A family's name for people in ``lang`` ("amd-gpu" -> "AMD GPU"), or None for an
+    unknown family."""
+    from accelgui.l10n import bilingual
+
+    name = text(fid, "name")
+    return bilingual(name, lang) if name else None
+
+
 def family_telemetry(fid: str | None) -> dict | None:
     """The family's ``telemetry`` object (sysfs files for utilisation, frequency...), or None."""
     value = (family(fid) or {}).get("telemetry")

@@ -77,8 +77,8 @@ def value_text(key: str, value, lang: str) -> str:
         return f"{common.fmt_num(value)} W"
     if key == "vendor" and isinstance(value, str):
         return ids.vendor_name(value, lang) or common.clean(value)
-    if key == "family" and isinstance(value, str) and families.family(value):
-        return l10n.bilingual(families.text(value, "name"), lang) or common.clean(value)
+    if key == "family" and isinstance(value, str) and families.display_name(value, lang):
+        return families.display_name(value, lang)
     if key == "bus" and isinstance(value, str):
         return common.clean(bus_label(value))
     if key.endswith("_source") and isinstance(value, str):

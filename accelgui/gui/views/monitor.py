@@ -271,7 +271,7 @@ def device_label(row: dict, names: dict, lang: str = "en") -> str:
     if name:
         return name
     family, raw = row.get("family"), str(row.get("name") or "")
-    words = l10n.bilingual(families.text(family, "name"), lang) if family else None
+    words = families.display_name(family, lang)
     if words and raw.startswith(f"{family} "):
         return f"{words} ({raw[len(family) + 1:]})"
     return raw or words or "?"

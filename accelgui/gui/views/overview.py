@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QProgressBar, QPushButt
 from accelgui.advisor import source_kind
 from accelgui.export.advice import START_HERE_N, goal_line, start_entries
 from accelgui.export.labels import bus_label, vendor_label
+from accelgui.report import driver_missing
 from accelgui.gui.views.goal import GoalPicker, assessed_goal
 from accelgui.l10n import field_text as device_text
 from accelgui.gui.views.common import (lead, READINESS_COLOURS, STATUS_COLOURS, Badge, Card, key_label, tone,
@@ -336,9 +337,8 @@ class OverviewView(QWidget):
                                                               last=group[-1].address)
         where = [x for x in (vendor_label(dev.vendor, lang), address,
                              dev.driver and self.tr("driver {name}").format(name=dev.driver)) if x]
-        check = str(((dev.details or {}).get("readiness_checks") or {}).get("driver") or "")
-        if not dev.driver and not check.startswith(("ok", "not needed")) and dev.readiness != "unknown":
-            where.append(self.tr("no driver bound"))   # not when the OS drives it itself (a Mac)
+        if driver_missing(dev.readiness, dev.driver, dev.details):
+            where.append(self.tr("no driver bound"))
         card.body.addWidget(muted(" · ".join(where)))
         details = dev.details or {}
         facts = []
