@@ -539,11 +539,9 @@ def _runtime_name(toolkit_id: str):
     rendered in the reader's language), else the runtime table's, else its id in words."""
     if f"app.hw.toolkit.{toolkit_id}" in l10n.catalogue("en"):
         return l10n.msg(f"app.hw.toolkit.{toolkit_id}")
-    from accelgui.probes.software import runtime_table
+    from accelgui.probes.software import runtime_name
 
-    entry = (runtime_table().get("runtimes") or {}).get(toolkit_id)
-    name = entry.get("name") if isinstance(entry, dict) else None
-    return str(name) if name else toolkit_id.replace("_", " ")
+    return runtime_name(toolkit_id) or toolkit_id.replace("_", " ")
 
 
 def _runtime(family: str, software: dict, meta: dict, dev: dict) -> tuple[bool | None, dict | None]:

@@ -36,6 +36,13 @@ def runtime_table() -> dict:
     return datafiles.load("runtimes.json")
 
 
+def runtime_name(runtime_id: str) -> str | None:
+    """The runtime table's name of a runtime ("cuda_toolkit" -> "the CUDA toolkit"), or None."""
+    entry = (runtime_table().get("runtimes") or {}).get(runtime_id)
+    name = entry.get("name") if isinstance(entry, dict) else None
+    return str(name) if name else None
+
+
 def python_packages() -> tuple[str, ...]:
     """The Python distributions of interest (runtimes.json ``python_packages``)."""
     return tuple(runtime_table().get("python_packages") or ())

@@ -91,10 +91,9 @@ def toolkit_label(toolkit_id: str, lang: str = "en") -> str:
     text = known("app.hw.toolkit." + toolkit_id, lang, None)
     if text is not None:
         return text
-    from accelgui.probes.software import runtime_table
+    from accelgui.probes.software import runtime_name
 
-    entry = (runtime_table().get("runtimes") or {}).get(toolkit_id)
-    name = str(entry.get("name") or "") if isinstance(entry, dict) else ""
+    name = runtime_name(toolkit_id) or ""
     name = name[4:] if name.startswith("the ") else name
     return (name[:1].upper() + name[1:]) if name else field_label(toolkit_id, lang)
 
