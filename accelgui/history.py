@@ -126,16 +126,40 @@ def history_path(key: str, path: str | None = None) -> str:
 def _parse(raw: bytes, key: str) -> list[dict]:
     """The runs in ``raw``; HistoryError naming what is wrong."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HistoryError(f"not UTF-8 text ({exc.reason})") from exc
-    except (ValueError, RecursionError) as exc:
-        raise HistoryError(f"not valid JSON ({getattr(exc, 'msg', 'nested too deep')})") from exc
+    data = _parse_lines(text)
+    if data is None:                    # another layout (an older file, one edited by hand)
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise HistoryError(f"not valid JSON ({getattr(exc, 'msg', 'nested too deep')})") from exc
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
         raise HistoryError("expected an object with a list of runs")
     if data.get("machine") not in (None, key):
         raise HistoryError(f"it holds the runs of machine {data.get('machine')!r}, not {key!r}")
     return [r for r in data["runs"] if isinstance(r, dict) and isinstance(r.get("benchmarks"), dict)]
+
+
+def _parse_lines(text: str) -> dict | None:
+    """The document :func:`_payload` writes (its head, one run per line, the close), decoded a
+    run at a time; None when ``text`` is not laid out so. One ``json.loads`` of a 2 MiB file
+    holds the interpreter for 10-20 ms, and the app's event loop waits that long for it."""
+    lines = text.split("\n")
+    if len(lines) < 3 or lines[-1] != "" or lines[-2] != "]}" or not lines[0].endswith('"runs":['):
+        return None
+    try:
+        data = json.loads(lines[0] + "]}")
+        body = lines[1:-2]
+        runs = [json.loads(line[:-1] if i < len(body) - 1 else line) for i, line in enumerate(body)]
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("runs") != [] \
+            or any(not line.endswith(",") for line in body[:-1]):
+        return None
+    data["runs"] = runs
+    return data
 
 
 def _load(path: str, key: str) -> list[dict]:
@@ -308,8 +332,12 @@ def _slim(run: dict) -> dict:
 
 
 def _payload(key: str, kept: list[dict]) -> bytes:
-    body = {"version": VERSION, "machine": key, "runs": kept}
-    return (json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """The history file: one JSON document with one run per line (:func:`_parse_lines`), each
+    run encoded by a call of its own, so that no single call holds the interpreter long."""
+    head = json.dumps({"version": VERSION, "machine": key, "runs": []}, ensure_ascii=False,
+                      separators=(",", ":"))[:-2] + "\n"
+    runs = ",\n".join(json.dumps(run, ensure_ascii=False, separators=(",", ":")) for run in kept)
+    return (head + runs + ("\n" if kept else "") + "]}\n").encode("utf-8")
 
 
 def _fit(key: str, kept: list[dict], cap: int) -> bytes:

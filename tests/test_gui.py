@@ -4,10 +4,12 @@ switches, reports open and compare, progress persists."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 
 import pytest
@@ -240,6 +242,35 @@ def test_plots_are_made_in_the_background_before_the_window_is_idle(qtbot):
     assert set(plots) == {"cache", "roofline", "bars", "history"}
     assert plots["cache"].getPlotItem().getViewBox().menu is None     # no menu built (none shown)
     assert all(frame.isHidden() for frame in window.benchmarks._frames.values())
+
+
+def test_the_heap_is_settled_once_the_window_has_started_up(qtbot):
+    from accelgui.gui import workers
+
+    window = make_window(qtbot, cpu_only_report())
+    window._preload_plotting()
+    qtbot.waitUntil(lambda: window.idle, timeout=30000)
+    assert workers._settled.is_set() and gc.get_freeze_count() > 0
+
+
+def test_settle_heap_freezes_once_and_later_cycles_are_still_collected():
+    code = textwrap.dedent("""
+        import gc, json
+        from accelgui.gui import workers
+        kept = [{"n": i} for i in range(5000)]
+        first, again = workers.settle_heap(), workers.settle_heap()
+        frozen = gc.get_freeze_count()
+        class Node:
+            pass
+        for _ in range(100):
+            a, b = Node(), Node()
+            a.other, b.other = b, a
+        del a, b
+        print(json.dumps([first, again, frozen >= 5000, gc.collect() >= 200]))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, True, True], out.stderr
 
 
 def test_benchmark_child_runs_nicer_than_the_window(qtbot):

@@ -221,3 +221,43 @@ def test_a_missing_trend_is_rebuilt_once_from_the_runs(data_dir):
     trend_file.unlink()
     assert [t["when"] for t in history.trend(key)] == ["2026-12-01T10:00:00+00:00"]
     assert json.loads(trend_file.read_text())["runs"][0]["when"] == "2026-12-01T10:00:00+00:00"
+
+
+def test_the_file_holds_one_run_per_line_and_reads_the_same_as_one_document(data_dir):
+    report = _report()
+    key = history.machine_key(report)
+    for i in range(3):
+        history.record(report, _section(50.0 + i), when=f"2026-12-01T10:0{i}:00+00:00")
+    file = data_dir / history.FOLDER / f"{key}.json"
+    raw = file.read_bytes()
+    lines = raw.decode().split("\n")
+    assert lines[0].endswith('"runs":[') and lines[-2:] == ["]}", ""] and len(lines) == 3 + 3
+    whole = json.loads(raw)                 # still one JSON document
+    assert history._parse_lines(raw.decode()) == whole
+    assert [r["benchmarks"]["cpu"]["stream"]["triad_gbps"] for r in history.runs(key)] == [50.0, 51.0, 52.0]
+    # a file in another layout (written compact, or edited by hand) is read the same
+    file.write_text(json.dumps(whole, indent=1))
+    assert history._parse_lines(file.read_text()) is None
+    assert history.runs(key) == whole["runs"]
+    history.record(report, _section(53.0))          # and written back one run per line
+    assert len(file.read_text().split("\n")) == 3 + 4
+
+
+@pytest.mark.parametrize("body", [
+    '{"version":1,"runs":[\n{"benchmarks":{}},{"benchmarks":{}}\n]}\n',      # two runs on a line
+    '{"version":1,"runs":[\n{"benchmarks":{}}\n{"benchmarks":{}}\n]}\n',      # a comma missing
+    '{"version":1,"runs":[\n{"benchmarks":{}},\n]}\n',                         # a trailing comma
+    '{"version":1,"runs":[\n{"benchmarks":\n]}\n',                             # cut off
+])
+def test_a_line_laid_out_file_that_is_not_json_is_refused_as_a_whole(body, tmp_path, capsys):
+    path = tmp_path / "h.json"
+    path.write_text(body)
+    try:
+        whole = json.loads(body)
+    except ValueError:
+        whole = None
+    got = history.runs("abc", path=str(path))
+    if whole is None:
+        assert got == [] and "not valid JSON" in capsys.readouterr().err
+    else:
+        assert got == whole["runs"]

@@ -2,16 +2,17 @@
 every accelerator, from :mod:`accelgui.probes.monitor`.
 
 A compact row per device (with a sparkline of its utilisation) and larger plots of the last
-five minutes for the selected one (pyqtgraph, imported when the page is first shown, peak
-downsampling). Sampling runs in a QThread; it stops when the page is hidden, so a hidden page
-costs nothing. The history is a ring buffer (an hour at 1 s); the plotted fields are kept in
-ring buffers of their own (:class:`Series`), so a new sample costs the same whatever the
-history holds. Benchmark stages are marked on the plots' timeline (one item per plot draws
-all marks); :meth:`MonitorView.bench_started` / ``bench_progress`` / ``bench_finished`` also
-record the telemetry that goes into ``benchmarks.telemetry``: during a benchmark the page's
-sampler is the app's only one (it runs, at the telemetry's interval, even while the page is
-hidden, and hands each sample to the run's :class:`StageWatch`); a hidden page records the
-samples but draws nothing.
+five minutes for the selected one (pyqtgraph, imported in the background, the plots made one
+per event-loop turn when the page is first shown; peak downsampling). Sampling runs in a
+QThread; it stops when the page is hidden, so a hidden page costs nothing. The history is a
+ring buffer (an hour at 1 s); the plotted fields are kept in ring buffers of their own
+(:class:`Series`), so a new sample costs the same whatever the history holds. Benchmark stages
+are marked on the plots' timeline (one item per plot draws all marks);
+:meth:`MonitorView.bench_started` / ``bench_progress`` / ``bench_finished`` also record the
+telemetry that goes into ``benchmarks.telemetry``: during a benchmark the page's sampler is
+the app's only one (it runs, at the telemetry's interval, even while the page is hidden, and
+hands each sample to the run's :class:`StageWatch`); a hidden page records the samples but
+draws nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ WINDOW_S = 300.0
 SPARK_POINTS = 60
 MIN_INTERVAL_S = 0.5
 PLOTS_AFTER_MS = 20
+#: how often the page looks whether pyqtgraph has been imported, before making its plots
+PLOT_IMPORT_POLL_MS = 50
 PLOTS = (("util_pct", "%"), ("temp_c", "°C"), ("power_w", "W"), ("clock_mhz", "MHz"))
 #: the y range a plot shows when nothing (or nothing higher) was read: 0 to this
 DEFAULT_TOP = {"util_pct": 100.0, "temp_c": 100.0, "power_w": 100.0, "clock_mhz": 1000.0}
@@ -315,6 +318,7 @@ class MonitorView(QWidget):
         self._sparks: dict[str, Sparkline] = {}
         self._selected = "cpu"
         self._plots = None
+        self._plot_steps = None          # the plots being made (a generator)
         self._watch: StageWatch | None = None
         self._series = Series(int(WINDOW_S / MIN_INTERVAL_S) + 1)   # the plots' last WINDOW_S
         self._last: tuple[dict, list] | None = None     # the last sample and its rows
@@ -608,16 +612,41 @@ class MonitorView(QWidget):
 
     # == plots ===========================================================================
     def _ensure_plots(self) -> None:
-        if self._plots is not None:
+        """Make the four plots, one per event-loop turn once pyqtgraph is imported (made in one
+        go on the page's first show, they held the loop for 60-130 ms): the rows show at once,
+        the plots a few turns later."""
+        if self._plots is not None or self._plot_steps is not None:
             return
+        self._plot_steps = self._make_plots()
+        self._plot_step()
+
+    def _plot_step(self) -> None:
+        if self._plot_steps is None:
+            return
+        from accelgui.gui.workers import preload_plotting
+
+        if not preload_plotting().is_set():      # imported in the background, not here
+            QTimer.singleShot(PLOT_IMPORT_POLL_MS, self, self._plot_step)
+            return
+        try:
+            next(self._plot_steps)
+        except StopIteration:
+            self._plot_steps = None
+            self._update_plots()
+            return
+        QTimer.singleShot(0, self, self._plot_step)
+
+    def _make_plots(self):
+        """A generator: one part of the plots per ``next``; ``self._plots`` is set at the end."""
         import numpy as np
         import pyqtgraph as pg
 
         widget = pg.GraphicsLayoutWidget()
         widget.setBackground(self.palette().color(QPalette.ColorRole.Base))
         text = self.palette().color(QPalette.ColorRole.Text)
-        self._plots = {}
+        plots = {}
         for i, (field, unit) in enumerate(PLOTS):
+            yield
             plot = widget.addPlot(row=i // 2, col=i % 2)
             plot.setLabel("left", unit)
             plot.setLabel("bottom", self.tr("seconds ago"))
@@ -634,10 +663,12 @@ class MonitorView(QWidget):
             plot.addItem(note, ignoreBounds=True)
             marks = stage_marks_class(pg)(pg.mkPen(text, style=Qt.PenStyle.DashLine), text)
             plot.addItem(marks, ignoreBounds=True)  # the marks never widen the range
-            self._plots[field] = {"plot": plot, "curves": {}, "marks": marks, "note": note}
+            plots[field] = {"plot": plot, "curves": {}, "marks": marks, "note": note}
+        yield
         self.plot_box.layout().addWidget(widget, 1)
         self.plot_widget = widget
         self._np, self._pg = np, pg
+        self._plots = plots
         self._plot_titles_apply()
 
     def _plot_titles(self) -> dict:
