@@ -271,3 +271,33 @@ def test_latency_and_sweep_cope_with_aligned_views_of_different_lengths():
     bench.cache_sweep()
     assert bench.result["latency_ns"]["l1"] is not None
     assert all(p["bytes"] <= n * 8 for p in bench.result["cache_sweep"])
+
+
+def test_stages_measure_with_automatic_garbage_collection_off_and_it_comes_back():
+    """As timeit does: a full collection over the JIT's objects must not land in a timed call."""
+    import gc
+
+    from accelgui.probes.kernels import __main__ as child
+
+    bench = child.Bench("test", child.Protocol(io.StringIO()), None, False, {})
+    seen = {}
+
+    class StopError(Exception):
+        pass
+
+    def stage(name, stop=False):
+        def run():
+            seen[name] = gc.isenabled()
+            if stop:
+                raise StopError
+        return run
+
+    bench.setup = lambda: None
+    for name in ("clock", "fma", "stream", "cache_sweep", "latency"):
+        setattr(bench, name, stage(name))
+    bench.gemm = stage("gemm", stop=True)
+    assert gc.isenabled()
+    with pytest.raises(StopError):
+        bench.run()
+    assert seen == dict.fromkeys(("clock", "fma", "stream", "cache_sweep", "latency", "gemm"), False)
+    assert gc.isenabled()

@@ -685,7 +685,7 @@ class MainWindow(QMainWindow):
 
     def _started_up(self) -> None:
         """pyqtgraph is imported and the plots are made (or that was given up): what the app
-        keeps from now on is left out of the garbage collector's full collections."""
+        holds now is left out of the garbage collector's full collections (workers.settle_heap)."""
         self._preload_done = True
         settle_heap()
 

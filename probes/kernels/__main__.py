@@ -17,6 +17,8 @@ Test hooks: ``ACCELGUI_BENCH_CRASH=1|abort`` aborts after the first progress lin
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import math
 import os
@@ -241,6 +243,21 @@ def aligned_view(x, align: int = 64):
     skip = ((-x.ctypes.data) % align) // x.itemsize
     n = (x.shape[0] - skip) // (align // x.itemsize) * (align // x.itemsize)
     return x[skip: skip + n]
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The stage inside runs with automatic garbage collection off, as ``timeit`` times: a
+    full collection over the JIT's objects (tens of ms) would otherwise land inside a timed
+    call now and then. Collected first, so nothing piles up from one stage to the next."""
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def timed(fn, *args) -> float:
@@ -760,10 +777,13 @@ class Bench:
         stages = [("clock", self.clock), ("fma", self.fma), ("stream", self.stream),
                   ("cache_sweep", self.cache_sweep), ("latency", self.latency), ("gemm", self.gemm)]
         for _name, fn in stages:
-            fn()
-        self.recheck()
+            with gc_paused():
+                fn()
+        with gc_paused():
+            self.recheck()
         self.stream_arrays = None  # give the memory back before the GPU stage
-        gpu = self.gpu_stage()
+        with gc_paused():
+            gpu = self.gpu_stage()
         for key, entry in gpu.items():   # each device's spreads into the one map
             if isinstance(entry, dict):
                 for fig, s in (entry.pop("spread", None) or {}).items():

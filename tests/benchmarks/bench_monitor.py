@@ -13,12 +13,15 @@
    machine) during a benchmark run (--mode, default full), beside the same run with the page
    hidden: measured as bench_gui.py does (a 5 ms timer), with the phase of each gap
    ("benchmark:<stage>", then "results") and the longest ones listed. Target: <= 50 ms.
+   After the run: what one full garbage collection costs (the interpreter is held meanwhile)
+   and over how many objects, beside how many the app froze out of it once started up.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import json
 import os
 import statistics
@@ -144,6 +147,10 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
     gaps, started = clock.gaps, clock.started
     samples = window.monitor.samples_seen
     telemetry = (window.live_report.benchmarks or {}).get("telemetry") if window.live_report else None
+    tracked = len(gc.get_objects())
+    t0 = time.perf_counter()
+    gc.collect()                    # what one full collection costs the app now (the interpreter held)
+    collection_ms = (time.perf_counter() - t0) * 1000
     window.close()
     QApplication.processEvents()
     during = sorted(g for g, p, _ in gaps if p != "results")
@@ -152,7 +159,8 @@ def event_loop_stalls(mode: str, monitor_open: bool) -> dict:
                  "benchmark_s": round(time.perf_counter() - started, 1)}, **stall_summary(gaps),
                 max_stall_during_benchmark_ms=round(during[-1], 1) if during else None,
                 max_stall_rendering_results_ms=round(after[-1], 1) if after else None,
-                monitor_samples=samples, stages_recorded=len((telemetry or {}).get("stages", [])),
+                full_collection_ms=round(collection_ms, 1), objects_collected_over=tracked,
+                objects_frozen=gc.get_freeze_count(), monitor_samples=samples, stages_recorded=len((telemetry or {}).get("stages", [])),
                 result="ok" if done.get("ok") else done.get("error", "no result"))
 
 
