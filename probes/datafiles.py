@@ -84,7 +84,7 @@ def read_named_file(path: str, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def _site_table(path: str) -> dict:
+def site_table(path: str) -> dict:
     """The parsed site file at ``path``; UnusableFileError when it cannot be one."""
     try:
         data = read_named_file(path, SITE_FILE_MAX_BYTES)
@@ -120,7 +120,7 @@ def _with_sites(name: str, table: dict) -> tuple[dict, list[tuple[str, str]]]:
     left_out: list[tuple[str, str]] = []
     for path in _site_paths(name):
         try:
-            merged = _merge(table, _site_table(path))
+            merged = _merge(table, site_table(path))
             problem = _schema_problem(name, merged)
             if problem is not None:
                 raise UnusableFileError("unparseable", problem)

@@ -41,8 +41,12 @@ _index: dict | None = None
 
 
 # More folders of family files, read after the shipped ones (a family being written, or one
-# a site adds without rebuilding the package): ACCELGUI_FAMILY_DIRS=dir1:dir2.
+# a site adds without rebuilding the package): ACCELGUI_FAMILY_DIRS=dir1:dir2. A file there
+# is used only when it is a regular file of at most datafiles.SITE_FILE_MAX_BYTES, valid JSON
+# fitting data/family.schema.json, named after its id; otherwise it is left out whole, and
+# the pci probe's warnings say which file and why (problems()).
 ENV_DIRS = "ACCELGUI_FAMILY_DIRS"
+_problems: list[tuple[str, str]] = []
 
 
 def _entry(data: bytes, where: str, name: str) -> dict:
@@ -52,6 +56,42 @@ def _entry(data: bytes, where: str, name: str) -> dict:
     return entry
 
 
+def _site_entry(path: str, name: str) -> dict:
+    """The family in the site file ``path``; datafiles.UnusableFileError saying why it is not one."""
+    from accelgui import validation
+    from accelgui.probes.datafiles import UnusableFileError, site_table
+
+    entry = site_table(path)
+    if entry.get("id") != name[:-5]:
+        raise UnusableFileError("unparseable", f"its id ({entry.get('id')!r}) is not the file's name")
+    problem = validation.first_problem(DATA_PACKAGE, "data/family.schema.json", entry)
+    if problem is not None:
+        raise UnusableFileError("unparseable", f"{problem[0]}: {problem[1]}")
+    return entry
+
+
+def _site_entries() -> tuple[dict[str, dict], list[tuple[str, str]]]:
+    """The usable family files of the ENV_DIRS folders, and (what, reason) of the others."""
+    from accelgui.probes.datafiles import UnusableFileError
+
+    out: dict[str, dict] = {}
+    left_out: list[tuple[str, str]] = []
+    for folder in filter(None, os.environ.get(ENV_DIRS, "").split(os.pathsep)):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as exc:
+            left_out.append((f"{ENV_DIRS} {folder}: cannot list it: {exc.strerror or exc}", "unreadable"))
+            continue
+        for name in names:
+            if name.endswith(".json"):
+                path = os.path.join(folder, name)
+                try:
+                    out[name[:-5]] = _site_entry(path, name)
+                except UnusableFileError as exc:
+                    left_out.append((f"{ENV_DIRS} {path}: {exc}", exc.reason))
+    return out, left_out
+
+
 def _read_all() -> dict[str, dict]:
     from accelgui.data import list_names, read_bytes
 
@@ -59,12 +99,17 @@ def _read_all() -> dict[str, dict]:
     for name in list_names(DATA_PACKAGE, DATA_DIR):
         if name.endswith(".json"):
             out[name[:-5]] = _entry(read_bytes(DATA_PACKAGE, f"{DATA_DIR}/{name}"), DATA_DIR, name)
-    for folder in filter(None, os.environ.get(ENV_DIRS, "").split(os.pathsep)):
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".json"):
-                with open(os.path.join(folder, name), "rb") as f:
-                    out[name[:-5]] = _entry(f.read(), folder, name)
+    site, left_out = _site_entries()
+    out.update(site)
+    _problems[:] = left_out
     return out
+
+
+def problems() -> list[tuple[str, str]]:
+    """(what, reason) of each family file of ENV_DIRS that was left out, as datafiles.problems."""
+    _idx()
+    with _lock:
+        return list(_problems)
 
 
 def reset() -> None:
@@ -72,6 +117,7 @@ def reset() -> None:
     global _index
     with _lock:
         _index = None
+        _problems.clear()
 
 
 def _build(entries: dict[str, dict]) -> dict:

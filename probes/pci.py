@@ -172,8 +172,10 @@ def read_function(ctx: ProbeContext, addr: str, vendor: str, device: str, cls: s
 
 
 def probe(ctx: ProbeContext) -> dict:
-    from accelgui.probes import ids, inventory
+    from accelgui.probes import families, ids, inventory
 
+    for what, reason in families.problems():    # a site's family file that was left out
+        ctx.fault(what, reason)
     root = "sys/bus/pci/devices"
     addrs = [a for a in ctx.listdir(root) if PCI_ADDRESS.match(a)]
     if not addrs:

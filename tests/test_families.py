@@ -5,6 +5,7 @@ sysfs are validated; vendors are named without pci.ids; specifications give the 
 recorded tree has no other source for."""
 
 import json
+import os
 import re
 
 import pytest
@@ -291,3 +292,33 @@ def test_an_apu_with_soldered_memory_has_its_bandwidth_but_not_a_memory_size():
                                memory_bytes=68719476736)
     assert row["memory_bandwidth_gbps"] == 256 and row["form"] == "integrated"
     assert "memory_bytes" not in row and row["as_of"] and row["review_by"] and row["source"]
+
+
+@pytest.mark.parametrize(("make", "reason", "why"), [
+    (lambda p: p.write_text("{not json"), "unparseable", "not valid JSON"),
+    (lambda p: p.write_text(json.dumps(dict(ACME, id="other"))), "unparseable", "is not the file's name"),
+    (lambda p: p.write_text(json.dumps(dict(ACME, claims={"pci": [{"devices": ["0001"]}]}))), "unparseable",
+     "claims.pci[0]"),
+    (lambda p: p.write_bytes(b" " * (5 << 20) + b"{}"), "unreadable", "larger than 4 MiB"),
+    (lambda p: os.mkfifo(p), "not-a-file", "not a regular file"),
+    (lambda p: p.symlink_to("/dev/zero"), "not-a-file", "not a regular file"),
+])
+def test_a_broken_site_family_is_left_out_whole_and_named_in_the_warnings(tmp_path, monkeypatch, make, reason,
+                                                                          why):
+    """The shipped families stay usable; the pci probe says which file was not used, and why."""
+    folder = tmp_path / "families"
+    folder.mkdir()
+    make(folder / "acme-npu.json")
+    monkeypatch.setenv(families.ENV_DIRS, f"{folder}{os.pathsep}{tmp_path / 'missing'}")
+    families.reset()
+    try:
+        assert families.family("acme-npu") is None and families.family("nvidia-gpu") is not None
+        report = probe(_acme_tree(tmp_path / "tree"))
+        pci = next(p for p in report.probes if p.name == "pci")
+        warnings = {(w["path"], w["reason"]) for w in pci.warnings}
+        assert any(str(folder) in path and why in path and got == reason for path, got in warnings), warnings
+        assert any("missing: cannot list it" in path for path, _ in warnings), warnings
+        assert all(d.family != "acme-npu" for d in report.devices)
+    finally:
+        monkeypatch.delenv(families.ENV_DIRS)
+        families.reset()
