@@ -90,6 +90,15 @@ def _workspace(tmp_path, manifest: dict, solution: str | None) -> str:
     return ws
 
 
+def _grade_code(tmp_path, exercise: str, code: str, *, with_report: bool = True) -> dict:
+    """Grade ``code`` written as the learner's file of ``exercise``, in its starter workspace."""
+    m = ALL[exercise]
+    ws = _workspace(tmp_path, m, None)
+    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
+        fh.write(code)
+    return exercises.grade(m["step"], ws, report=_report(m) if with_report else None)
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 def test_at_least_twelve_exercises_over_five_routes_each_on_a_real_step():
@@ -165,11 +174,7 @@ def test_printing_a_verdict_or_a_fake_result_does_not_pass(tmp_path):
     ("modelopt-2-4-sparsity", "def prune_2_4(w):\n    return 1 / 0\n", "ZeroDivisionError"),
 ])
 def test_exiting_early_or_an_error_fails_and_says_why(tmp_path, exercise, code, said):
-    m = ALL[exercise]
-    ws = _workspace(tmp_path, m, None)
-    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
-        fh.write(code)
-    res = exercises.grade(m["step"], ws)
+    res = _grade_code(tmp_path, exercise, code, with_report=False)
     assert res["status"] == "failed" and said in res["checks"][-1]["detail"]
 
 
@@ -208,12 +213,8 @@ _CHEATS = {
 @pytest.mark.parametrize("cheat", sorted(_CHEATS))
 def test_code_that_writes_the_verdict_instead_of_earning_it_fails(tmp_path, cheat):
     """A wrong answer (zeros) plus each way of forging the verdict: none passes."""
-    m = ALL["cpu-vectorise"]
-    ws = _workspace(tmp_path, m, None)
-    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
-        fh.write(_CHEATS[cheat] + "import numpy as np\n\ndef pairwise_sq_distances(X, Y):\n"
-                 "    return np.zeros((len(X), len(Y)))\n")
-    res = exercises.grade(m["step"], ws, report=_report(m))
+    res = _grade_code(tmp_path, "cpu-vectorise", _CHEATS[cheat] + "import numpy as np\n\n"
+                      "def pairwise_sq_distances(X, Y):\n    return np.zeros((len(X), len(Y)))\n")
     assert res["status"] in ("failed", "error"), (cheat, res)     # error: no result of the grader's own
 
 
@@ -250,41 +251,31 @@ _MEMO = {
 
 @pytest.mark.parametrize("exercise", sorted(_MEMO))
 def test_timed_calls_that_reuse_an_earlier_answer_fail(tmp_path, exercise):
-    if _absent(ALL[exercise]):
-        pytest.skip(f"{exercise} needs {', '.join(_absent(ALL[exercise]))}")
     """Every timed call gets new inputs (or a new scale) and its result is checked after it: a
     call that skips the work is caught, one that does it at the loops' pace misses the target."""
-    m = ALL[exercise]
-    ws = _workspace(tmp_path, m, None)
-    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
-        fh.write(_MEMO[exercise])
-    res = exercises.grade(m["step"], ws, report=_report(m))
+    if _absent(ALL[exercise]):
+        pytest.skip(f"{exercise} needs {', '.join(_absent(ALL[exercise]))}")
+    res = _grade_code(tmp_path, exercise, _MEMO[exercise])
     assert res["status"] == "failed", res
 
 
 def test_a_measurement_copied_from_the_graders_own_timings_fails(tmp_path):
     """measure() is given a function, not the grader's workload: its inside timings are not there to copy."""
-    m = ALL["bench-honest-timing"]
-    ws = _workspace(tmp_path, m, None)
-    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
-        fh.write("import statistics\ndef measure(fn, warmup=3, repeats=15):\n"
-                 "    for _ in range(warmup + repeats):\n        fn()\n    runs = list(fn.inside[warmup:])\n"
-                 "    return {'runs_s': runs, 'median_s': statistics.median(runs), 'p90_s': max(runs)}\n")
-    res = exercises.grade(m["step"], ws, report=_report(m))
+    res = _grade_code(tmp_path, "bench-honest-timing",
+                      "import statistics\ndef measure(fn, warmup=3, repeats=15):\n"
+                      "    for _ in range(warmup + repeats):\n        fn()\n    runs = list(fn.inside[warmup:])\n"
+                      "    return {'runs_s': runs, 'median_s': statistics.median(runs), 'p90_s': max(runs)}\n")
     assert res["status"] == "failed", res
 
 
 def test_a_kv_cache_that_recomputes_and_rewrites_the_graders_counts_fails(tmp_path):
     """The layer the learner's code gets projects; the counts it keeps are out of its reach."""
-    m = ALL["llm-kv-cache"]
-    ws = _workspace(tmp_path, m, None)
-    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
-        fh.write("import numpy as np\ndef decode_step(cache, x, layer):\n"
-                 "    cache.setdefault('xs', []).append(x)\n    xs = np.array(cache['xs'])\n"
-                 "    k, v = layer.k(xs), layer.v(xs)\n    s = k @ layer.q(x) / np.sqrt(x.shape[0])\n"
-                 "    p = np.exp(s - s.max())\n    layer.rows['k'] = layer.rows['v'] = len(xs)\n"
-                 "    return (p / p.sum()) @ v\n")
-    res = exercises.grade(m["step"], ws, report=_report(m))
+    res = _grade_code(tmp_path, "llm-kv-cache",
+                      "import numpy as np\ndef decode_step(cache, x, layer):\n"
+                      "    cache.setdefault('xs', []).append(x)\n    xs = np.array(cache['xs'])\n"
+                      "    k, v = layer.k(xs), layer.v(xs)\n    s = k @ layer.q(x) / np.sqrt(x.shape[0])\n"
+                      "    p = np.exp(s - s.max())\n    layer.rows['k'] = layer.rows['v'] = len(xs)\n"
+                      "    return (p / p.sum()) @ v\n")
     assert res["status"] == "failed", res
 
 
@@ -292,16 +283,13 @@ def test_a_kv_cache_that_recomputes_and_rewrites_the_graders_counts_fails(tmp_pa
 def test_the_graders_reference_computation_cannot_be_imported(tmp_path, where):
     """distillation_loss() that calls the grader's own _reference, loaded from the workspace's
     .grader/ copy or from the installed package: refused, so it fails."""
-    m = ALL["modelopt-distillation-loss"]
-    ws = _workspace(tmp_path, m, None)
     path = ("os.path.join(os.path.dirname(os.path.abspath(__file__)), '.grader', 'grade.py')" if where == "workspace"
-            else repr(os.path.join(m["dir"], "grade.py")))
-    with open(os.path.join(ws, m["files"][0]), "w", encoding="utf-8") as fh:
-        fh.write("import importlib.util, os\n"
-                 f"spec = importlib.util.spec_from_file_location('stolen', {path})\n"
-                 "mod = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(mod)\n"
-                 "def distillation_loss(s, t, y, T=2.0, alpha=0.5):\n    return mod._reference(s, t, y, T, alpha)\n")
-    res = exercises.grade(m["step"], ws, report=_report(m))
+            else repr(os.path.join(ALL["modelopt-distillation-loss"]["dir"], "grade.py")))
+    res = _grade_code(tmp_path, "modelopt-distillation-loss",
+                      "import importlib.util, os\n"
+                      f"spec = importlib.util.spec_from_file_location('stolen', {path})\n"
+                      "mod = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(mod)\n"
+                      "def distillation_loss(s, t, y, T=2.0, alpha=0.5):\n    return mod._reference(s, t, y, T, alpha)\n")
     assert res["status"] == "failed", res
 
 
