@@ -99,11 +99,11 @@ def site_table(path: str) -> dict:
     return table
 
 
-def _schema_problem(name: str, table: dict) -> str | None:
-    """The first way ``table`` breaks ``data/<name>``'s schema, as "field: message", or None."""
+def schema_problem(schema: str, table: dict) -> str | None:
+    """The first way ``table`` breaks the schema ``schema`` (a path in this package, e.g.
+    ``data/vendors.schema.json``), as "field: message", or None."""
     from accelgui import validation
 
-    schema = f"data/{name[:-len('.json')]}.schema.json"
     problem = validation.first_problem(DATA_PACKAGE, schema, table)
     return None if problem is None else f"{problem[0]}: {problem[1]}"
 
@@ -121,7 +121,7 @@ def _with_sites(name: str, table: dict) -> tuple[dict, list[tuple[str, str]]]:
     for path in _site_paths(name):
         try:
             merged = _merge(table, site_table(path))
-            problem = _schema_problem(name, merged)
+            problem = schema_problem(f"data/{name[:-len('.json')]}.schema.json", merged)
             if problem is not None:
                 raise UnusableFileError("unparseable", problem)
         except UnusableFileError as exc:

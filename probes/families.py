@@ -58,15 +58,14 @@ def _entry(data: bytes, where: str, name: str) -> dict:
 
 def _site_entry(path: str, name: str) -> dict:
     """The family in the site file ``path``; datafiles.UnusableFileError saying why it is not one."""
-    from accelgui import validation
-    from accelgui.probes.datafiles import UnusableFileError, site_table
+    from accelgui.probes.datafiles import UnusableFileError, schema_problem, site_table
 
     entry = site_table(path)
     if entry.get("id") != name[:-5]:
         raise UnusableFileError("unparseable", f"its id ({entry.get('id')!r}) is not the file's name")
-    problem = validation.first_problem(DATA_PACKAGE, "data/family.schema.json", entry)
+    problem = schema_problem("data/family.schema.json", entry)
     if problem is not None:
-        raise UnusableFileError("unparseable", f"{problem[0]}: {problem[1]}")
+        raise UnusableFileError("unparseable", problem)
     return entry
 
 
